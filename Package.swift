@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Thumbnailer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ThumbnailKit", targets: ["ThumbnailKit"]),
+        .executable(name: "thumbnailer", targets: ["thumbnailer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The system codec libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        // The only code that includes jpeglib.h and png.h: decode + downscale in one pass.
+        .target(
+            name: "CThumbnail",
+            dependencies: ["CJPEG", "CPNG"]
+        ),
+        .target(
+            name: "ThumbnailKit",
+            dependencies: ["CThumbnail"]
+        ),
+        .executableTarget(
+            name: "thumbnailer",
+            dependencies: [
+                "ThumbnailKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Fixtures, reference images and a child-process runner shared by the test targets.
+        .target(
+            name: "TestSupport",
+            dependencies: ["ThumbnailKit"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "ThumbnailKitTests",
+            dependencies: ["ThumbnailKit", "TestSupport"]
+        ),
+        // End to end: runs the built `thumbnailer` binary as a child process.
+        .testTarget(
+            name: "ThumbnailerCLITests",
+            dependencies: ["thumbnailer", "TestSupport", "ThumbnailKit"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,141 @@
+/* Errors, allocation accounting, cancellation and input streaming. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_internal.h"
+
+ct_status ct_fail(ct_error *error, ct_status status, const char *format, ...) {
+    if (error != NULL) {
+        error->status = status;
+        va_list arguments;
+        va_start(arguments, format);
+        vsnprintf(error->message, sizeof error->message, format, arguments);
+        va_end(arguments);
+    }
+    return status;
+}
+
+const char *ct_status_name(ct_status status) {
+    switch (status) {
+    case CT_OK: return "ok";
+    case CT_UNSUPPORTED_FORMAT: return "unsupported format";
+    case CT_CORRUPT: return "corrupt";
+    case CT_TRUNCATED: return "truncated";
+    case CT_TOO_LARGE: return "too large";
+    case CT_UNSUPPORTED_FEATURE: return "unsupported feature";
+    case CT_OUT_OF_MEMORY: return "out of memory";
+    case CT_IO_ERROR: return "I/O error";
+    case CT_CANCELLED: return "cancelled";
+    case CT_INVALID_ARGUMENT: return "invalid argument";
+    }
+    return "unknown";
+}
+
+/* ---- allocation accounting ---- */
+
+/* Each tracked block starts with its size, padded to keep max_align_t alignment. */
+#define CT_ALLOC_HEADER 16
+
+void ct_alloc_note(ct_alloc *alloc, int64_t delta) {
+    if (delta < 0 && (uint64_t)(-delta) > alloc->current) {
+        alloc->current = 0;
+        return;
+    }
+    alloc->current += (uint64_t)delta;
+    if (alloc->current > alloc->peak) alloc->peak = alloc->current;
+}
+
+void *ct_alloc_bytes(ct_alloc *alloc, size_t size) {
+    if (size > SIZE_MAX - CT_ALLOC_HEADER) return NULL;
+    uint8_t *block = malloc(size + CT_ALLOC_HEADER);
+    if (block == NULL) return NULL;
+    memcpy(block, &size, sizeof size);
+    ct_alloc_note(alloc, (int64_t)size);
+    return block + CT_ALLOC_HEADER;
+}
+
+void *ct_alloc_zeroed(ct_alloc *alloc, size_t count, size_t size) {
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    void *pointer = ct_alloc_bytes(alloc, count * size);
+    if (pointer != NULL) memset(pointer, 0, count * size);
+    return pointer;
+}
+
+void ct_alloc_free(ct_alloc *alloc, void *pointer) {
+    if (pointer == NULL) return;
+    uint8_t *block = (uint8_t *)pointer - CT_ALLOC_HEADER;
+    size_t size;
+    memcpy(&size, block, sizeof size);
+    ct_alloc_note(alloc, -(int64_t)size);
+    free(block);
+}
+
+/* ---- cancellation ---- */
+
+struct ct_cancel_token {
+    atomic_int cancelled;
+};
+
+ct_cancel_token *ct_cancel_token_create(void) {
+    ct_cancel_token *token = malloc(sizeof *token);
+    if (token != NULL) atomic_init(&token->cancelled, 0);
+    return token;
+}
+
+void ct_cancel_token_cancel(ct_cancel_token *token) {
+    if (token != NULL) atomic_store_explicit(&token->cancelled, 1, memory_order_relaxed);
+}
+
+int ct_cancel_token_is_cancelled(const ct_cancel_token *token) {
+    return token != NULL
+        && atomic_load_explicit(&((ct_cancel_token *)token)->cancelled, memory_order_relaxed) != 0;
+}
+
+void ct_cancel_token_destroy(ct_cancel_token *token) { free(token); }
+
+int ct_is_cancelled(const ct_cancel_token *token) { return ct_cancel_token_is_cancelled(token); }
+
+/* ---- input ---- */
+
+void ct_input_from_memory(ct_input *input, const uint8_t *data, size_t size) {
+    memset(input, 0, sizeof *input);
+    input->data = data;
+    input->size = size;
+}
+
+void ct_input_from_file(ct_input *input, FILE *file) {
+    memset(input, 0, sizeof *input);
+    input->file = file;
+}
+
+size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count) {
+    if (input->file != NULL) {
+        size_t got = fread(buffer, 1, count, input->file);
+        if (got < count && ferror(input->file)) input->read_error = 1;
+        return got;
+    }
+    size_t available = input->size - input->position;
+    size_t got = count < available ? count : available;
+    memcpy(buffer, input->data + input->position, got);
+    input->position += got;
+    return got;
+}
+
+int ct_input_seek(ct_input *input, uint64_t offset) {
+    if (input->file != NULL) {
+        clearerr(input->file);
+        return fseeko(input->file, (off_t)offset, SEEK_SET);
+    }
+    if (offset > input->size) return -1;
+    input->position = (size_t)offset;
+    return 0;
+}
+
+void ct_buffer_free(ct_buffer *buffer) {
+    if (buffer == NULL) return;
+    free(buffer->data);
+    buffer->data = NULL;
+    buffer->size = 0;
+}

@@ -1,0 +1,170 @@
+/* The public entry points: sniff the format, check limits, hand over to a decoder. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_internal.h"
+
+ct_limits ct_default_limits(void) {
+    ct_limits limits = {
+        .max_width = 0,
+        .max_height = 0,
+        .max_pixels = 100000000u,
+        .max_decoder_memory = 512u * 1024u * 1024u,
+    };
+    return limits;
+}
+
+ct_decode_options ct_default_decode_options(void) {
+    ct_decode_options options = {
+        .max_width = 256,
+        .max_height = 256,
+        .limits = ct_default_limits(),
+        .apply_orientation = 1,
+        .progressive_scan_skipping = 1,
+        .cancel = NULL,
+    };
+    return options;
+}
+
+ct_format ct_sniff_format(const uint8_t *data, size_t size) {
+    static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (data == NULL) return CT_FORMAT_UNKNOWN;
+    if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return CT_FORMAT_JPEG;
+    if (size >= 8 && memcmp(data, png_signature, 8) == 0) return CT_FORMAT_PNG;
+    return CT_FORMAT_UNKNOWN;
+}
+
+ct_status ct_check_limits(uint32_t width, uint32_t height, const ct_limits *limits, ct_error *error) {
+    if (width == 0 || height == 0)
+        return ct_fail(error, CT_CORRUPT, "image header gives a size of %ux%u", width, height);
+    if (limits->max_width != 0 && width > limits->max_width)
+        return ct_fail(error, CT_TOO_LARGE, "image is %u px wide; the limit is %u", width, limits->max_width);
+    if (limits->max_height != 0 && height > limits->max_height)
+        return ct_fail(error, CT_TOO_LARGE, "image is %u px high; the limit is %u", height, limits->max_height);
+    uint64_t pixels = (uint64_t)width * height;
+    if (limits->max_pixels != 0 && pixels > limits->max_pixels)
+        return ct_fail(error, CT_TOO_LARGE, "image is %ux%u (%llu pixels); the limit is %llu pixels", width,
+                       height, (unsigned long long)pixels, (unsigned long long)limits->max_pixels);
+    return CT_OK;
+}
+
+void ct_fit_size(uint32_t width, uint32_t height, uint32_t max_width, uint32_t max_height,
+                 uint32_t *out_width, uint32_t *out_height) {
+    uint64_t w = width, h = height;
+    uint64_t box_w = max_width == 0 ? w : max_width;
+    uint64_t box_h = max_height == 0 ? h : max_height;
+    if (w <= box_w && h <= box_h) {
+        *out_width = width;
+        *out_height = height;
+        return;
+    }
+    uint64_t fit_w, fit_h;
+    if (box_w * h <= box_h * w) { /* width is the binding side */
+        fit_w = box_w;
+        fit_h = (2 * h * box_w + w) / (2 * w);
+    } else {
+        fit_h = box_h;
+        fit_w = (2 * w * box_h + h) / (2 * h);
+    }
+    if (fit_w < 1) fit_w = 1;
+    if (fit_h < 1) fit_h = 1;
+    if (fit_w > box_w) fit_w = box_w;
+    if (fit_h > box_h) fit_h = box_h;
+    *out_width = (uint32_t)fit_w;
+    *out_height = (uint32_t)fit_h;
+}
+
+static int ct_orientation_transposes(uint8_t orientation) { return orientation >= 5 && orientation <= 8; }
+
+void ct_thumbnail_size(uint32_t width, uint32_t height, uint8_t orientation, uint32_t max_width,
+                       uint32_t max_height, uint32_t *out_width, uint32_t *out_height) {
+    if (ct_orientation_transposes(orientation)) {
+        ct_fit_size(height, width, max_width, max_height, out_height, out_width);
+    } else {
+        ct_fit_size(width, height, max_width, max_height, out_width, out_height);
+    }
+}
+
+ct_status ct_finish_orientation(ct_alloc *alloc, uint8_t **pixels, uint32_t *width, uint32_t *height,
+                                uint8_t orientation, ct_error *error) {
+    if (orientation < 2 || orientation > 8) return CT_OK;
+    uint32_t oriented_width, oriented_height;
+    uint8_t *oriented = ct_orient(*pixels, *width, *height, orientation, &oriented_width, &oriented_height);
+    if (oriented == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory applying EXIF orientation");
+    uint64_t bytes = (uint64_t)*width * *height * 4;
+    ct_alloc_note(alloc, (int64_t)bytes);
+    free(*pixels);
+    ct_alloc_note(alloc, -(int64_t)bytes);
+    *pixels = oriented;
+    *width = oriented_width;
+    *height = oriented_height;
+    return CT_OK;
+}
+
+void ct_thumbnail_free(ct_thumbnail *thumbnail) {
+    if (thumbnail == NULL) return;
+    free(thumbnail->pixels);
+    memset(thumbnail, 0, sizeof *thumbnail);
+}
+
+/* Reads the first bytes to sniff the format, then rewinds. */
+static ct_format ct_sniff_input(ct_input *input) {
+    uint8_t magic[8];
+    size_t got = ct_input_read(input, magic, sizeof magic);
+    ct_format format = ct_sniff_format(magic, got);
+    if (ct_input_seek(input, 0) != 0) return CT_FORMAT_UNKNOWN;
+    return format;
+}
+
+static ct_status ct_decode_input(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                                 ct_error *error) {
+    switch (ct_sniff_input(input)) {
+    case CT_FORMAT_JPEG: return ct_jpeg_decode(input, options, thumbnail, error);
+    case CT_FORMAT_PNG: return ct_png_decode(input, options, thumbnail, error);
+    case CT_FORMAT_UNKNOWN: break;
+    }
+    if (input->read_error) return ct_fail(error, CT_IO_ERROR, "could not read the input");
+    return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
+}
+
+ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_options *options,
+                           ct_thumbnail *thumbnail, ct_error *error) {
+    if (thumbnail == NULL || options == NULL || (data == NULL && size != 0))
+        return ct_fail(error, CT_INVALID_ARGUMENT, "ct_decode_memory: NULL argument");
+    memset(thumbnail, 0, sizeof *thumbnail);
+    if (error != NULL) memset(error, 0, sizeof *error);
+    ct_input input;
+    ct_input_from_memory(&input, data, size);
+    return ct_decode_input(&input, options, thumbnail, error);
+}
+
+ct_status ct_decode_file(const char *path, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                         ct_error *error) {
+    if (thumbnail == NULL || options == NULL || path == NULL)
+        return ct_fail(error, CT_INVALID_ARGUMENT, "ct_decode_file: NULL argument");
+    memset(thumbnail, 0, sizeof *thumbnail);
+    if (error != NULL) memset(error, 0, sizeof *error);
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) return ct_fail(error, CT_IO_ERROR, "cannot open %s: %s", path, strerror(errno));
+    ct_input input;
+    ct_input_from_file(&input, file);
+    ct_status status = ct_decode_input(&input, options, thumbnail, error);
+    fclose(file);
+    return status;
+}
+
+ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *limits, ct_image_info *info,
+                          ct_error *error) {
+    if (info == NULL || limits == NULL || (data == NULL && size != 0))
+        return ct_fail(error, CT_INVALID_ARGUMENT, "ct_probe_memory: NULL argument");
+    memset(info, 0, sizeof *info);
+    ct_input input;
+    ct_input_from_memory(&input, data, size);
+    switch (ct_sniff_format(data, size)) {
+    case CT_FORMAT_JPEG: return ct_jpeg_probe(&input, limits, info, error);
+    case CT_FORMAT_PNG: return ct_png_probe(&input, limits, info, error);
+    case CT_FORMAT_UNKNOWN: break;
+    }
+    return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
+}

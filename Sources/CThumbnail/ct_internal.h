@@ -1,0 +1,180 @@
+/*
+ * Shared pieces of the decoders: error reporting, allocation accounting,
+ * input streaming, the downscaling filter and orientation. Not public.
+ */
+#ifndef CT_INTERNAL_H
+#define CT_INTERNAL_H
+
+#include <stdio.h>
+#include "cthumbnail.h"
+
+/* ---- errors ---------------------------------------------------------- */
+
+/** Fills *error (may be NULL) with status and a printf-style message; returns status. */
+ct_status ct_fail(ct_error *error, ct_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- allocation accounting -------------------------------------------- */
+
+/**
+ * Counts the bytes a decode holds. `current` and `peak` cover this module's
+ * buffers and what the codec libraries request through their allocator hooks.
+ */
+typedef struct ct_alloc {
+    uint64_t current;
+    uint64_t peak;
+} ct_alloc;
+
+/** malloc that records the size; NULL on failure. Release with ct_alloc_free. */
+void *ct_alloc_bytes(ct_alloc *alloc, size_t size);
+/** calloc-like: zeroed. */
+void *ct_alloc_zeroed(ct_alloc *alloc, size_t count, size_t size);
+void ct_alloc_free(ct_alloc *alloc, void *pointer);
+/** Records bytes allocated or freed elsewhere (negative to release). */
+void ct_alloc_note(ct_alloc *alloc, int64_t delta);
+
+/* ---- cancellation ---------------------------------------------------- */
+
+int ct_is_cancelled(const ct_cancel_token *token);
+
+/* ---- input ----------------------------------------------------------- */
+
+/**
+ * A byte source: either a memory range or a FILE streamed through a small
+ * buffer owned by the caller. Decoders pull bytes with ct_input_read.
+ */
+typedef struct ct_input {
+    const uint8_t *data; /* memory input: whole image */
+    size_t size;
+    size_t position;     /* memory input: next byte */
+    FILE *file;          /* file input, or NULL */
+    int read_error;      /* set when fread failed (not at EOF) */
+} ct_input;
+
+void ct_input_from_memory(ct_input *input, const uint8_t *data, size_t size);
+void ct_input_from_file(ct_input *input, FILE *file);
+/** Reads up to count bytes into buffer; returns how many (0 at end or error). */
+size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count);
+/** Moves to an absolute offset from the start. Returns 0 on success. */
+int ct_input_seek(ct_input *input, uint64_t offset);
+
+/* ---- geometry -------------------------------------------------------- */
+
+/**
+ * Fits width × height into max_width × max_height (0 = unbounded), keeping the
+ * aspect ratio, never upscaling, each side at least 1.
+ */
+void ct_fit_size(uint32_t width, uint32_t height, uint32_t max_width, uint32_t max_height,
+                 uint32_t *out_width, uint32_t *out_height);
+
+/**
+ * The pre-orientation size of the thumbnail for a source of width × height
+ * stored with EXIF orientation `orientation`, fitting the oriented picture in
+ * the box.
+ */
+void ct_thumbnail_size(uint32_t width, uint32_t height, uint8_t orientation,
+                       uint32_t max_width, uint32_t max_height,
+                       uint32_t *out_width, uint32_t *out_height);
+
+/** Checks width/height/pixel limits. */
+ct_status ct_check_limits(uint32_t width, uint32_t height, const ct_limits *limits, ct_error *error);
+
+/* ---- downscaling filter ---------------------------------------------- */
+
+/** Layout of the rows fed to the resampler: samples per pixel, 8 bits each. */
+typedef enum ct_layout {
+    CT_LAYOUT_GRAY = 1,
+    CT_LAYOUT_GRAY_ALPHA = 2,
+    CT_LAYOUT_RGB = 3,
+    CT_LAYOUT_RGBA = 4
+} ct_layout;
+
+/**
+ * An area (box) filter from src_width × src_height to dst_width × dst_height
+ * (dst ≤ src in both dimensions), fed one source row at a time in order.
+ * Each source pixel contributes in proportion to the area it covers in the
+ * output pixel, so the result is exact for any ratio, not only integers.
+ * Layouts with alpha are filtered premultiplied and written straight.
+ *
+ * Memory: two rows of accumulators for the output and one reduced row, plus
+ * the destination (dst_width × dst_height × 4), which the caller owns.
+ * Interlaced input uses ct_resampler_init_sparse, which keeps accumulators
+ * for the whole (small) output instead.
+ */
+typedef struct ct_resampler {
+    ct_alloc *alloc;
+    uint32_t src_width, src_height, dst_width, dst_height;
+    ct_layout layout;
+    uint8_t *dst;
+    /* horizontal: per output column, first/last source column and edge weights */
+    uint32_t *col_first, *col_last, *col_first_weight, *col_last_weight;
+    /* one horizontally reduced row, layout-many sums per output column */
+    uint64_t *reduced;
+    /* vertical accumulators: current output row and the next one */
+    uint64_t *acc_current, *acc_next;
+    uint32_t next_src_row;
+    uint32_t current_dst_row;
+    /* sparse (interlaced) mode: accumulators for the whole output */
+    uint64_t *acc_all;
+    uint32_t *col_split_target, *col_split_weight; /* per source column */
+} ct_resampler;
+
+/** Sets up a streaming resampler. dst receives dst_width × dst_height × 4 bytes. */
+ct_status ct_resampler_init(ct_resampler *resampler, ct_alloc *alloc, uint32_t src_width,
+                            uint32_t src_height, uint32_t dst_width, uint32_t dst_height,
+                            ct_layout layout, uint8_t *dst, ct_error *error);
+
+/** Feeds the next source row (src_width pixels in the resampler's layout). */
+void ct_resampler_push_row(ct_resampler *resampler, const uint8_t *row);
+
+/**
+ * Sets up a resampler that accepts pixels in any order (Adam7 passes): its
+ * accumulators cover the whole output. Feed with ct_resampler_add_pixels,
+ * then call ct_resampler_finish_sparse.
+ */
+ct_status ct_resampler_init_sparse(ct_resampler *resampler, ct_alloc *alloc, uint32_t src_width,
+                                   uint32_t src_height, uint32_t dst_width, uint32_t dst_height,
+                                   ct_layout layout, uint8_t *dst, ct_error *error);
+
+/**
+ * Adds count pixels of source row y, at columns first_column, first_column +
+ * column_step, … (an Adam7 pass row).
+ */
+void ct_resampler_add_pixels(ct_resampler *resampler, uint32_t y, uint32_t first_column,
+                             uint32_t column_step, uint32_t count, const uint8_t *pixels);
+
+/** Writes the sparse accumulators to dst. */
+void ct_resampler_finish_sparse(ct_resampler *resampler);
+
+void ct_resampler_free(ct_resampler *resampler);
+
+/* ---- orientation ----------------------------------------------------- */
+
+/**
+ * Returns a new malloc'd RGBA8 buffer with `pixels` (width × height) rotated
+ * or flipped by EXIF orientation 2…8 and writes its size; NULL when out of
+ * memory. The caller frees both buffers.
+ */
+uint8_t *ct_orient(const uint8_t *pixels, uint32_t width, uint32_t height, uint8_t orientation,
+                   uint32_t *out_width, uint32_t *out_height);
+
+/** Parses an EXIF (APP1 payload after "Exif\0\0") TIFF block; returns 1…8, 1 when absent or invalid. */
+uint8_t ct_exif_orientation(const uint8_t *tiff, size_t size);
+
+/* ---- the two decoders (same contract as ct_decode_memory) ------------ */
+
+ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                         ct_error *error);
+ct_status ct_png_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_png_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                        ct_error *error);
+
+/**
+ * Shared tail of both decoders: applies orientation to a finished
+ * pre-orientation thumbnail held in *pixels (tracked in alloc), replacing it.
+ */
+ct_status ct_finish_orientation(ct_alloc *alloc, uint8_t **pixels, uint32_t *width, uint32_t *height,
+                                uint8_t orientation, ct_error *error);
+
+#endif /* CT_INTERNAL_H */

@@ -1,0 +1,382 @@
+/*
+ * JPEG header probe and JPEG-to-thumbnail decode with libjpeg-turbo.
+ *
+ * The decode picks the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) whose output
+ * still covers the thumbnail, reads scanlines a batch at a time and feeds them
+ * to the area filter, so neither a full-size bitmap nor the compressed file
+ * (for file input) is ever held whole. Progressive files decoded at a reduced
+ * scale can skip the scans the reduced IDCT never reads (ct_jpeg_scans.c).
+ *
+ * Each function here that calls into libjpeg sets the error manager's jump
+ * point first: libjpeg's errors, our warning policy, the memory limit and
+ * cancellation all longjmp back into that function, which returns a status.
+ * Everything those functions touch after setjmp lives in ct_jpeg_decoder, so
+ * nothing depends on locals surviving the jump, and ct_jpeg_close frees it
+ * all on every path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_jpeg.h"
+
+/* Output rows per jpeg_read_scanlines call: one iMCU row of a 4:2:0 file at full scale. */
+#define CT_JPEG_BATCH_ROWS 16
+
+typedef struct ct_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo; /* first member: the progress hook finds the decoder from cinfo */
+    ct_jpeg_error error;
+    ct_jpeg_source source;
+    ct_jpeg_memory memory;
+    struct jpeg_progress_mgr progress;
+    ct_alloc alloc;
+    ct_input *input;
+    const ct_cancel_token *cancel;
+    ct_image_info info;
+    /* the decode plan */
+    uint8_t orientation; /* applied: the EXIF value, or 1 when not applying it */
+    uint32_t thumb_width, thumb_height; /* before orientation */
+    ct_layout layout;
+    int multi_scan; /* libjpeg buffers the whole image's coefficients */
+    ct_jpeg_scan_plan plan;
+    /* buffers */
+    uint8_t *pixels; /* malloc'd, handed to the caller */
+    uint8_t *rows;
+    JSAMPROW row_pointers[CT_JPEG_BATCH_ROWS];
+    ct_resampler resampler;
+} ct_jpeg_decoder;
+
+/* ---- errors and warnings ---- */
+
+static ct_status ct_jpeg_status_for_error(const struct jpeg_error_mgr *err) {
+    switch (err->msg_code) {
+    case JERR_OUT_OF_MEMORY:
+    case JERR_NO_BACKING_STORE: /* libjpeg's max_memory_to_use was exceeded */
+    case JERR_IMAGE_TOO_BIG:
+    case JERR_WIDTH_OVERFLOW:
+        return CT_TOO_LARGE;
+    case JERR_BAD_PRECISION: /* 12- and 16-bit need another build of the library; other values are invalid */
+        return err->msg_parm.i[0] == 12 || err->msg_parm.i[0] == 16 ? CT_UNSUPPORTED_FEATURE : CT_CORRUPT;
+    case JERR_SOF_UNSUPPORTED: /* lossless, hierarchical */
+    case JERR_ARITH_NOTIMPL:
+    case JERR_NOTIMPL:
+    case JERR_NOT_COMPILED:
+    case JERR_CONVERSION_NOTIMPL:
+        return CT_UNSUPPORTED_FEATURE;
+    default:
+        return CT_CORRUPT;
+    }
+}
+
+/* Turns what the error manager recorded into the caller's status and message. */
+static ct_status ct_jpeg_failure(ct_jpeg_decoder *d, ct_error *error) {
+    if (d->error.status != CT_OK) return ct_fail(error, d->error.status, "%s", d->error.message);
+    ct_status status = ct_jpeg_status_for_error(&d->error.pub);
+    const char *text = d->error.message + strlen("JPEG: ");
+    if (status == CT_CORRUPT && d->source.eof)
+        return ct_fail(error, CT_TRUNCATED, "JPEG: the file is truncated (%s)", text);
+    if (status == CT_TOO_LARGE && d->memory.limit != 0
+        && (d->error.pub.msg_code == JERR_OUT_OF_MEMORY || d->error.pub.msg_code == JERR_NO_BACKING_STORE)) {
+        char limit[96];
+        ct_jpeg_memory_limit_message(d->memory.limit, limit, sizeof limit);
+        return ct_fail(error, status, "JPEG: %s", limit);
+    }
+    return ct_fail(error, status, "%s", d->error.message);
+}
+
+/*
+ * libjpeg only warns about damaged entropy data and fills in grey; we stop.
+ * Harmless warnings (extraneous bytes before a marker, unknown JFIF or Adobe
+ * versions, a bad ICC marker) are ignored. One exception: entropy data that
+ * ends early inside the last iMCU row of a scan, in a file that is itself
+ * complete, is tolerated. Streams that come up a little short at the very
+ * end are a known quirk of some encoders, and the damage is limited to the
+ * bottom strip (at most 16 source rows).
+ */
+static void ct_jpeg_warning(j_common_ptr common) {
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    int eof = ((const ct_jpeg_source *)cinfo->src)->eof;
+    switch (common->err->msg_code) {
+    case JWRN_HIT_MARKER:
+        if (!eof && cinfo->input_iMCU_row + 1 >= cinfo->total_iMCU_rows) return;
+        break;
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_MUST_RESYNC:
+    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_NOT_SEQUENTIAL:
+        break;
+    default:
+        return;
+    }
+    char text[JMSG_LENGTH_MAX];
+    ct_jpeg_format_current(common, text);
+    if (eof) ct_jpeg_raise(common, CT_TRUNCATED, "the file is truncated (%s)", text);
+    ct_jpeg_raise(common, CT_CORRUPT, "%s", text);
+}
+
+/* libjpeg calls this once per iMCU row while absorbing a multi-scan file and once per jpeg_read_scanlines. */
+static void ct_jpeg_progress(j_common_ptr common) {
+    const ct_jpeg_decoder *d = (const ct_jpeg_decoder *)common;
+    if (ct_is_cancelled(d->cancel)) ct_jpeg_raise(common, CT_CANCELLED, "decode cancelled");
+}
+
+/* ---- header ---- */
+
+static uint8_t ct_jpeg_exif_orientation(j_decompress_ptr cinfo) {
+    static const char exif_header[6] = {'E', 'x', 'i', 'f', 0, 0};
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= sizeof exif_header
+            && memcmp(marker->data, exif_header, sizeof exif_header) == 0)
+            return ct_exif_orientation(marker->data + sizeof exif_header, marker->data_length - sizeof exif_header);
+    }
+    return 1;
+}
+
+static void ct_jpeg_describe(ct_jpeg_decoder *d) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    d->info.format = CT_FORMAT_JPEG;
+    d->info.width = cinfo->image_width;
+    d->info.height = cinfo->image_height;
+    d->info.orientation = ct_jpeg_exif_orientation(cinfo);
+    d->info.has_alpha = 0;
+    d->info.progressive = cinfo->progressive_mode ? 1 : 0;
+    d->info.components = (uint8_t)cinfo->num_components;
+    d->info.bit_depth = (uint8_t)cinfo->data_precision;
+}
+
+/* Chooses colour output, thumbnail size and DCT scale. */
+static ct_status ct_jpeg_configure(ct_jpeg_decoder *d, const ct_decode_options *options, ct_error *error) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        cinfo->out_color_space = JCS_GRAYSCALE;
+        d->layout = CT_LAYOUT_GRAY;
+        break;
+    case JCS_YCbCr:
+    case JCS_RGB:
+        cinfo->out_color_space = JCS_EXT_RGB; /* 3 bytes: less to write and filter than RGBA */
+        d->layout = CT_LAYOUT_RGB;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK: /* libjpeg cannot convert these to RGB: we do, per row */
+        cinfo->out_color_space = JCS_CMYK;
+        d->layout = CT_LAYOUT_RGB;
+        break;
+    default:
+        return ct_fail(error, CT_UNSUPPORTED_FEATURE, "JPEG: unsupported colour space (%d components)",
+                       cinfo->num_components);
+    }
+    cinfo->dct_method = JDCT_ISLOW;
+    /*
+     * Block smoothing only acts when AC coefficients are missing, which is
+     * what skipped scans look like; off, a skipped-scan decode matches the
+     * full one exactly (and a complete file decodes the same either way).
+     */
+    cinfo->do_block_smoothing = FALSE;
+
+    d->orientation = options->apply_orientation ? d->info.orientation : 1;
+    ct_thumbnail_size(cinfo->image_width, cinfo->image_height, d->orientation, options->max_width,
+                      options->max_height, &d->thumb_width, &d->thumb_height);
+    static const int scales[] = {1, 2, 4, 8};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+        cinfo->scale_num = (unsigned)scales[i];
+        cinfo->scale_denom = 8;
+        jpeg_calc_output_dimensions(cinfo);
+        if (cinfo->output_width >= d->thumb_width && cinfo->output_height >= d->thumb_height) break;
+    }
+    return CT_OK;
+}
+
+/* Reads the header, applies the limits, and (options given) plans the output. */
+static ct_status ct_jpeg_read_header(ct_jpeg_decoder *d, const ct_limits *limits, const ct_decode_options *options,
+                                     ct_error *error) {
+    if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
+    jpeg_read_header(&d->cinfo, TRUE);
+    ct_status status = ct_check_limits(d->cinfo.image_width, d->cinfo.image_height, limits, error);
+    if (status != CT_OK) return status;
+    ct_jpeg_describe(d);
+    return options == NULL ? CT_OK : ct_jpeg_configure(d, options, error);
+}
+
+/* Creates the libjpeg object with our error, memory, source and progress managers. */
+static ct_status ct_jpeg_open(ct_jpeg_decoder *d, ct_input *input, const ct_limits *limits,
+                              const ct_cancel_token *cancel, ct_error *error) {
+    memset(d, 0, sizeof *d);
+    d->input = input;
+    d->cancel = cancel;
+    ct_jpeg_error_init(&d->error, ct_jpeg_warning);
+    d->cinfo.err = &d->error.pub;
+    if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
+    jpeg_create_decompress(&d->cinfo);
+    ct_jpeg_memory_install(&d->memory, (j_common_ptr)&d->cinfo, &d->alloc, limits->max_decoder_memory);
+    ct_status status = ct_jpeg_source_init(&d->source, &d->cinfo, input, &d->alloc, error);
+    if (status != CT_OK) return status;
+    d->progress.progress_monitor = ct_jpeg_progress;
+    d->cinfo.progress = &d->progress;
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    return CT_OK;
+}
+
+/* Frees everything but the pixels. Safe after any failure (the decoder starts zeroed). */
+static void ct_jpeg_close(ct_jpeg_decoder *d) {
+    jpeg_destroy_decompress(&d->cinfo);
+    ct_jpeg_memory_release(&d->memory);
+    ct_resampler_free(&d->resampler);
+    ct_alloc_free(&d->alloc, d->rows);
+    d->rows = NULL;
+    ct_jpeg_scan_plan_free(&d->plan, &d->alloc);
+    ct_jpeg_source_free(&d->source, &d->alloc);
+}
+
+/* ---- progressive scan skipping ---- */
+
+/* Whether some component's IDCT at the chosen scale leaves coefficients unread. */
+static int ct_jpeg_may_skip_scans(ct_jpeg_decoder *d, const ct_decode_options *options) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    if (!options->progressive_scan_skipping || !cinfo->progressive_mode || cinfo->scale_num >= 8) return 0;
+    for (int i = 0; i < cinfo->num_components; i++)
+        if (ct_jpeg_coefficients_read(cinfo->comp_info[i].DCT_scaled_size) != ~0ull) return 1;
+    return 0;
+}
+
+/*
+ * Puts libjpeg back to its start state, plans which scans to leave out and
+ * rewinds the source with those ranges. The caller reads the header again
+ * (microseconds) and decodes as usual.
+ */
+static ct_status ct_jpeg_plan_skipping(ct_jpeg_decoder *d, ct_error *error) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    ct_jpeg_component_need needs[MAX_COMPONENTS];
+    for (int i = 0; i < cinfo->num_components; i++) {
+        needs[i].id = cinfo->comp_info[i].component_id;
+        needs[i].coefficients = ct_jpeg_coefficients_read(cinfo->comp_info[i].DCT_scaled_size);
+    }
+    if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
+    jpeg_abort_decompress(cinfo); /* frees the image pool; libjpeg no longer holds bytes of the source buffer */
+    ct_status status = ct_jpeg_plan_scans(d->input, d->source.buffer, d->source.capacity, needs,
+                                          cinfo->num_components, &d->alloc, &d->plan, error);
+    if (status != CT_OK) return status;
+    if (!d->plan.understood) ct_jpeg_scan_plan_free(&d->plan, &d->alloc);
+    if (ct_jpeg_source_rewind(&d->source, d->plan.drop, d->plan.count) != 0)
+        return ct_fail(error, CT_IO_ERROR, "cannot seek in the input file");
+    return CT_OK;
+}
+
+/* ---- scanlines ---- */
+
+/* Rounded a·b/255 for a, b in 0…255. */
+static inline unsigned ct_mul255(unsigned a, unsigned b) {
+    unsigned t = a * b + 128;
+    return (t + (t >> 8)) >> 8;
+}
+
+/*
+ * CMYK to RGB in place (4 bytes in, 3 out per pixel). Files with an Adobe
+ * marker (Photoshop, Pillow, ImageMagick: nearly every CMYK JPEG) store
+ * inverted values, so there R = C·K/255 on the stored bytes; without one
+ * the values are taken as plain ink, R = (255−C)(255−K)/255.
+ */
+static void ct_jpeg_cmyk_to_rgb(uint8_t *row, JDIMENSION width, int inverted) {
+    unsigned flip = inverted ? 0 : 255;
+    for (JDIMENSION x = 0; x < width; x++) {
+        const uint8_t *in = row + (size_t)x * 4;
+        unsigned c = in[0] ^ flip, m = in[1] ^ flip, y = in[2] ^ flip, k = in[3] ^ flip;
+        uint8_t *out = row + (size_t)x * 3;
+        out[0] = (uint8_t)ct_mul255(c, k);
+        out[1] = (uint8_t)ct_mul255(m, k);
+        out[2] = (uint8_t)ct_mul255(y, k);
+    }
+}
+
+static ct_status ct_jpeg_prepare_output(ct_jpeg_decoder *d, ct_error *error) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    size_t pixel_bytes = (size_t)d->thumb_width * d->thumb_height * 4;
+    d->pixels = malloc(pixel_bytes);
+    if (d->pixels == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for a %ux%u thumbnail",
+                                          d->thumb_width, d->thumb_height);
+    ct_alloc_note(&d->alloc, (int64_t)pixel_bytes);
+    size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
+    d->rows = ct_alloc_bytes(&d->alloc, stride * CT_JPEG_BATCH_ROWS);
+    if (d->rows == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for JPEG scanlines");
+    for (int i = 0; i < CT_JPEG_BATCH_ROWS; i++) d->row_pointers[i] = d->rows + stride * (size_t)i;
+    return ct_resampler_init(&d->resampler, &d->alloc, cinfo->output_width, cinfo->output_height, d->thumb_width,
+                             d->thumb_height, d->layout, d->pixels, error);
+}
+
+/*
+ * Whether running out of input means image data is missing. It always does
+ * for a multi-scan file (further scans may have followed) and for arithmetic
+ * coding, whose decoder pads missing data with zeros without a warning. A
+ * single-scan Huffman file warns when bits are missing (ct_jpeg_warning), so
+ * if it only ran out while libjpeg looked for EOI, every MCU was decoded from
+ * real data and it is accepted.
+ */
+static int ct_jpeg_ran_short(ct_jpeg_decoder *d) {
+    return d->source.eof && (d->multi_scan || d->cinfo.arith_code);
+}
+
+static ct_status ct_jpeg_truncated(ct_error *error) {
+    return ct_fail(error, CT_TRUNCATED, "JPEG: the file is truncated (it ends before the image data does)");
+}
+
+static ct_status ct_jpeg_decode_rows(ct_jpeg_decoder *d, ct_error *error) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
+    d->multi_scan = jpeg_has_multiple_scans(cinfo);
+    jpeg_start_decompress(cinfo); /* reads a multi-scan file whole */
+    if (ct_jpeg_ran_short(d)) return ct_jpeg_truncated(error);
+    ct_status status = ct_jpeg_prepare_output(d, error);
+    if (status != CT_OK) return status;
+    int cmyk = cinfo->out_color_space == JCS_CMYK;
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JDIMENSION count = jpeg_read_scanlines(cinfo, d->row_pointers, CT_JPEG_BATCH_ROWS);
+        if (ct_jpeg_ran_short(d)) return ct_jpeg_truncated(error);
+        for (JDIMENSION i = 0; i < count; i++) {
+            if (cmyk) ct_jpeg_cmyk_to_rgb(d->row_pointers[i], cinfo->output_width, cinfo->saw_Adobe_marker);
+            ct_resampler_push_row(&d->resampler, d->row_pointers[i]);
+        }
+    }
+    jpeg_finish_decompress(cinfo);
+    return ct_jpeg_ran_short(d) ? ct_jpeg_truncated(error) : CT_OK;
+}
+
+/* ---- entry points ---- */
+
+ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
+    ct_jpeg_decoder d;
+    ct_status status = ct_jpeg_open(&d, input, limits, NULL, error);
+    if (status == CT_OK) status = ct_jpeg_read_header(&d, limits, NULL, error);
+    if (status == CT_OK) *info = d.info;
+    ct_jpeg_close(&d);
+    return status;
+}
+
+ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                         ct_error *error) {
+    ct_jpeg_decoder d;
+    ct_status status = ct_jpeg_open(&d, input, &options->limits, options->cancel, error);
+    if (status == CT_OK) status = ct_jpeg_read_header(&d, &options->limits, options, error);
+    if (status == CT_OK && ct_jpeg_may_skip_scans(&d, options)) {
+        status = ct_jpeg_plan_skipping(&d, error);
+        if (status == CT_OK) status = ct_jpeg_read_header(&d, &options->limits, options, error);
+    }
+    if (status == CT_OK) status = ct_jpeg_decode_rows(&d, error);
+    uint8_t scale = (uint8_t)d.cinfo.scale_num;
+    uint8_t skipped = d.plan.count > 0;
+    ct_jpeg_close(&d);
+
+    uint32_t width = d.thumb_width, height = d.thumb_height;
+    if (status == CT_OK) status = ct_finish_orientation(&d.alloc, &d.pixels, &width, &height, d.orientation, error);
+    if (status != CT_OK) {
+        free(d.pixels);
+        return status;
+    }
+    thumbnail->pixels = d.pixels;
+    thumbnail->width = width;
+    thumbnail->height = height;
+    thumbnail->source = d.info;
+    thumbnail->scale_numerator = scale;
+    thumbnail->skipped_scans = skipped;
+    thumbnail->peak_bytes = d.alloc.peak;
+    return CT_OK;
+}

@@ -1,0 +1,217 @@
+/*
+ * cthumbnail: decode a JPEG or PNG straight to a small RGBA8 thumbnail.
+ *
+ * The only code in the project that includes jpeglib.h or png.h. The image is
+ * decoded and downscaled in one pass (JPEG: DCT scaling, then an area filter
+ * fed scanline by scanline; PNG: one row at a time into the same filter), so
+ * a full-size bitmap never exists. Peak memory is bounded by the thumbnail,
+ * a few source rows and the library's own working memory, and every decode
+ * reports the peak it reached.
+ *
+ * Errors never unwind past this API: libjpeg/libpng's longjmp stays inside
+ * the C functions, and every failure comes back as a ct_status with a
+ * message in a ct_error.
+ *
+ * This header uses stdint types only, so Swift needs no image-library headers.
+ */
+#ifndef CTHUMBNAIL_H
+#define CTHUMBNAIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Outcome of every call. CT_OK is zero; everything else is a failure. */
+typedef enum ct_status {
+    CT_OK = 0,
+    /** The bytes are neither JPEG nor PNG (judged by magic bytes only). */
+    CT_UNSUPPORTED_FORMAT = 1,
+    /** The data is structurally invalid: bad marker, bad CRC in a critical chunk, bad zlib data, bad Huffman code. */
+    CT_CORRUPT = 2,
+    /** The data ends before the image does. Never a grey-filled picture. */
+    CT_TRUNCATED = 3,
+    /** Width, height, pixel count or working memory exceed the caller's limits. */
+    CT_TOO_LARGE = 4,
+    /** Valid but not supported by this build: 12-bit, lossless or arithmetic JPEG, for example. */
+    CT_UNSUPPORTED_FEATURE = 5,
+    /** An allocation failed. */
+    CT_OUT_OF_MEMORY = 6,
+    /** Reading the input file or writing output failed. */
+    CT_IO_ERROR = 7,
+    /** The cancel token was set while decoding. */
+    CT_CANCELLED = 8,
+    /** A caller error: NULL pointer, zero size, quality out of range. */
+    CT_INVALID_ARGUMENT = 9
+} ct_status;
+
+/** Container format, sniffed from magic bytes. */
+typedef enum ct_format {
+    CT_FORMAT_UNKNOWN = 0,
+    CT_FORMAT_JPEG = 1,
+    CT_FORMAT_PNG = 2
+} ct_format;
+
+/** A failure's status and a human message naming what is wrong. */
+typedef struct ct_error {
+    ct_status status;
+    char message[256];
+} ct_error;
+
+/**
+ * Limits checked against the header before anything proportional to the
+ * image is allocated. Zero in any field means "no limit" for that field.
+ */
+typedef struct ct_limits {
+    uint32_t max_width;
+    uint32_t max_height;
+    /** Maximum width × height of the source image (decompression bombs). */
+    uint64_t max_pixels;
+    /**
+     * Maximum working memory the codec library may allocate (libjpeg's
+     * max_memory_to_use; libpng's chunk malloc limit). A progressive JPEG
+     * needs a whole-image coefficient buffer and is refused as too large when
+     * it does not fit.
+     */
+    uint64_t max_decoder_memory;
+} ct_limits;
+
+/** The limits used when a caller has no opinion: 100 megapixels, 512 MiB working memory. */
+ct_limits ct_default_limits(void);
+
+/**
+ * A flag another thread can raise to stop a decode between scanline batches.
+ * Create, share the pointer, cancel from anywhere, destroy when no decode uses it.
+ */
+typedef struct ct_cancel_token ct_cancel_token;
+/** Returns NULL when out of memory. */
+ct_cancel_token *ct_cancel_token_create(void);
+/** Thread-safe; idempotent. */
+void ct_cancel_token_cancel(ct_cancel_token *token);
+/** Thread-safe. */
+int ct_cancel_token_is_cancelled(const ct_cancel_token *token);
+void ct_cancel_token_destroy(ct_cancel_token *token);
+
+/** What the header says about an image. */
+typedef struct ct_image_info {
+    ct_format format;
+    /** Size as stored, before EXIF orientation. */
+    uint32_t width;
+    uint32_t height;
+    /** EXIF orientation 1…8 (JPEG APP1); 1 when absent, 0 or out of range. */
+    uint8_t orientation;
+    /** 1 when the image has an alpha channel or transparency (PNG tRNS). */
+    uint8_t has_alpha;
+    /** 1 for progressive JPEG or Adam7-interlaced PNG. */
+    uint8_t progressive;
+    /** Colour components in the file: 1 gray, 2 gray+alpha, 3 colour, 4 CMYK/RGBA. */
+    uint8_t components;
+    /** Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16). */
+    uint8_t bit_depth;
+} ct_image_info;
+
+/** What a decode asks for. */
+typedef struct ct_decode_options {
+    /**
+     * The box the thumbnail must fit in, after orientation. The aspect ratio is
+     * kept, each side is at least 1 px and an image is never upscaled. Zero in
+     * a dimension means unbounded there (0×0 decodes at full size).
+     */
+    uint32_t max_width;
+    uint32_t max_height;
+    ct_limits limits;
+    /** Nonzero: rotate/flip the thumbnail by the EXIF orientation. */
+    uint8_t apply_orientation;
+    /**
+     * Nonzero: a progressive JPEG decoded at a reduced DCT scale skips the scans
+     * that scale cannot use. The output is identical to the full decode.
+     */
+    uint8_t progressive_scan_skipping;
+    /** May be NULL. Checked between scanline batches. */
+    const ct_cancel_token *cancel;
+} ct_decode_options;
+
+/** Options with a 256×256 box, default limits, orientation applied, scan skipping on. */
+ct_decode_options ct_default_decode_options(void);
+
+/** A decoded thumbnail and what making it cost. */
+typedef struct ct_thumbnail {
+    /**
+     * width × height × 4 bytes of RGBA8, straight (not premultiplied) alpha,
+     * rows top to bottom with no padding. Allocated with malloc: the caller
+     * owns it and releases it with free() (or ct_thumbnail_free).
+     */
+    uint8_t *pixels;
+    /** Thumbnail size, after orientation. */
+    uint32_t width;
+    uint32_t height;
+    /** The source image's header facts. */
+    ct_image_info source;
+    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG. */
+    uint8_t scale_numerator;
+    /** 1 when the progressive scan-skipping path produced this thumbnail. */
+    uint8_t skipped_scans;
+    /**
+     * Peak bytes allocated during the decode: this module's buffers plus what
+     * libjpeg/libpng requested through their memory managers.
+     */
+    uint64_t peak_bytes;
+} ct_thumbnail;
+
+/** Sniffs the format from the first bytes. Needs at most 8 bytes. */
+ct_format ct_sniff_format(const uint8_t *data, size_t size);
+
+/**
+ * Reads only the header of an in-memory image. Applies the size limits, so a
+ * hostile header fails here with CT_TOO_LARGE.
+ */
+ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *limits,
+                          ct_image_info *info, ct_error *error);
+
+/**
+ * Decodes an in-memory JPEG or PNG to a thumbnail. On success fills
+ * *thumbnail (the caller owns thumbnail->pixels). On failure *thumbnail is
+ * zeroed, nothing is left allocated, and *error says why.
+ */
+ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_options *options,
+                           ct_thumbnail *thumbnail, ct_error *error);
+
+/**
+ * Like ct_decode_memory, but streams the file at path through a small buffer,
+ * so the compressed file never sits whole in memory either.
+ */
+ct_status ct_decode_file(const char *path, const ct_decode_options *options,
+                         ct_thumbnail *thumbnail, ct_error *error);
+
+/** Frees thumbnail->pixels and zeroes the struct. Safe on a zeroed struct. */
+void ct_thumbnail_free(ct_thumbnail *thumbnail);
+
+/** Bytes produced by an encoder. data is malloc'd; free() it (or ct_buffer_free). */
+typedef struct ct_buffer {
+    uint8_t *data;
+    size_t size;
+} ct_buffer;
+
+void ct_buffer_free(ct_buffer *buffer);
+
+/**
+ * Encodes width × height RGBA8 pixels (alpha ignored) as a baseline JPEG with
+ * 4:2:0 subsampling at quality 1…100.
+ */
+ct_status ct_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                         ct_buffer *output, ct_error *error);
+
+/** Encodes width × height RGBA8 pixels as an 8-bit RGBA PNG (RGB when every alpha is 255). */
+ct_status ct_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
+                        ct_buffer *output, ct_error *error);
+
+/** A static English name for a status ("corrupt", "truncated", …). */
+const char *ct_status_name(ct_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTHUMBNAIL_H */

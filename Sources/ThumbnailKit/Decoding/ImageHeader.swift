@@ -1,0 +1,47 @@
+import CThumbnail
+
+/// What an image's header says, read without decoding any pixels.
+public struct ImageHeader: Sendable, Hashable {
+    /// The container format, sniffed from magic bytes.
+    public let format: ImageFormat
+    /// Width as stored, before EXIF orientation.
+    public let width: Int
+    /// Height as stored, before EXIF orientation.
+    public let height: Int
+    /// EXIF orientation 1…8 (1 when absent, 0 or out of range).
+    public let orientation: Int
+    /// An alpha channel or PNG transparency.
+    public let hasAlpha: Bool
+    /// Progressive JPEG or Adam7-interlaced PNG.
+    public let isProgressive: Bool
+    /// Colour components: 1 gray, 2 gray + alpha, 3 colour (and palette), 4 CMYK or RGBA.
+    public let components: Int
+    /// Bits per sample as stored.
+    public let bitDepth: Int
+
+    init(_ info: ct_image_info) {
+        format = info.format == CT_FORMAT_PNG ? .png : .jpeg
+        width = Int(info.width)
+        height = Int(info.height)
+        orientation = Int(info.orientation)
+        hasAlpha = info.has_alpha != 0
+        isProgressive = info.progressive != 0
+        components = Int(info.components)
+        bitDepth = Int(info.bit_depth)
+    }
+}
+
+extension ThumbnailDecoder {
+    /// Reads only the header of an image in memory, applying ``limits`` so a
+    /// hostile header fails here with ``ThumbnailDecodingError/tooLarge(_:)``.
+    public func readHeader(_ bytes: some ContiguousBytesCollection) throws -> ImageHeader {
+        var limits = limits.cValue
+        var info = ct_image_info()
+        var error = ct_error()
+        let status = bytes.withContiguousBytes { raw in
+            ct_probe_memory(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &limits, &info, &error)
+        }
+        guard status == CT_OK else { throw error.swiftError() }
+        return ImageHeader(info)
+    }
+}

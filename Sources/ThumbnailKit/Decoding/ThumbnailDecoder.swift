@@ -1,0 +1,124 @@
+import CThumbnail
+
+/// Decodes a JPEG or PNG straight to a thumbnail in one pass.
+///
+/// JPEGs are decoded at the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) that
+/// still covers the target, PNGs one row at a time, both through an area
+/// filter, so a full-size bitmap never exists: peak memory is the thumbnail,
+/// a few rows and the codec's own state (see ``DecodeReport/peakDecodeBytes``).
+///
+/// ```swift
+/// let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: "photo.jpg")
+/// ```
+public struct ThumbnailDecoder: Sendable {
+    /// The box the thumbnail fits in. Default: 256 × 256.
+    public var size: ThumbnailSize
+    /// Header limits checked before allocation. Default: ``DecodingLimits/default``.
+    public var limits: DecodingLimits
+    /// Rotate or flip by the JPEG's EXIF orientation. Default: `true`.
+    public var appliesOrientation: Bool
+    /// Let progressive JPEGs skip the scans a reduced scale cannot use (exact). Default: `true`.
+    public var skipsUnneededScans: Bool
+
+    public init(size: ThumbnailSize = .fit(256), limits: DecodingLimits = .default,
+                appliesOrientation: Bool = true, skipsUnneededScans: Bool = true) {
+        self.size = size
+        self.limits = limits
+        self.appliesOrientation = appliesOrientation
+        self.skipsUnneededScans = skipsUnneededScans
+    }
+
+    /// Decodes an image held in memory.
+    /// - Throws: ``ThumbnailDecodingError``, or `CancellationError` when `cancellation` fired.
+    public func decode(_ bytes: some ContiguousBytesCollection, cancellation: DecodeCancellation? = nil) throws -> Thumbnail {
+        try bytes.withContiguousBytes { raw in
+            try run(cancellation) { options, thumbnail, error in
+                ct_decode_memory(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, options,
+                                 thumbnail, error)
+            }
+        }
+    }
+
+    /// Decodes a file, streaming it through a small buffer: neither the
+    /// compressed file nor a full-size bitmap is ever held whole.
+    /// - Throws: ``ThumbnailDecodingError``, or `CancellationError` when `cancellation` fired.
+    public func decode(contentsOfFile path: String, cancellation: DecodeCancellation? = nil) throws -> Thumbnail {
+        try run(cancellation) { options, thumbnail, error in
+            ct_decode_file(path, options, thumbnail, error)
+        }
+    }
+
+    /// Decodes a file, stopping early when the calling task is cancelled.
+    public func decode(contentsOfFile path: String) async throws -> Thumbnail {
+        let cancellation = DecodeCancellation()
+        return try await withTaskCancellationHandler {
+            try decode(contentsOfFile: path, cancellation: cancellation)
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Decodes bytes in memory, stopping early when the calling task is cancelled.
+    public func decode(_ bytes: some ContiguousBytesCollection & Sendable) async throws -> Thumbnail {
+        let cancellation = DecodeCancellation()
+        return try await withTaskCancellationHandler {
+            try decode(bytes, cancellation: cancellation)
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    private func run(
+        _ cancellation: DecodeCancellation?,
+        _ body: (UnsafePointer<ct_decode_options>, UnsafeMutablePointer<ct_thumbnail>, UnsafeMutablePointer<ct_error>) -> ct_status
+    ) throws -> Thumbnail {
+        var options = ct_default_decode_options()
+        options.max_width = UInt32(clamping: size.maxWidth ?? 0)
+        options.max_height = UInt32(clamping: size.maxHeight ?? 0)
+        options.limits = limits.cValue
+        options.apply_orientation = appliesOrientation ? 1 : 0
+        options.progressive_scan_skipping = skipsUnneededScans ? 1 : 0
+        var thumbnail = ct_thumbnail()
+        var error = ct_error()
+        let status = withExtendedLifetime(cancellation) {
+            options.cancel = cancellation?.token
+            return body(&options, &thumbnail, &error)
+        }
+        guard status == CT_OK, let pixels = thumbnail.pixels else {
+            throw error.swiftError()
+        }
+        let count = Int(thumbnail.width) * Int(thumbnail.height) * 4
+        return Thumbnail(
+            width: Int(thumbnail.width), height: Int(thumbnail.height),
+            pixels: PixelBuffer(takingOwnershipOf: pixels, count: count),
+            report: DecodeReport(thumbnail))
+    }
+}
+
+/// Byte collections the decoder can read in place.
+public protocol ContiguousBytesCollection {
+    /// Number of bytes.
+    var byteCount: Int { get }
+    func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result
+}
+
+extension Array: ContiguousBytesCollection where Element == UInt8 {
+    public var byteCount: Int { count }
+    public func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(body)
+    }
+}
+
+extension ArraySlice: ContiguousBytesCollection where Element == UInt8 {
+    public var byteCount: Int { count }
+    public func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(body)
+    }
+}
+
+extension UnsafeRawBufferPointer: ContiguousBytesCollection {
+    public var byteCount: Int { count }
+    public func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(self)
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import ThumbnailKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG and PNG files.
+struct ThumbCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumb",
+        abstract: "Make thumbnails of JPEG and PNG files.",
+        discussion: """
+            One input and -o FILE writes that file (format from its extension). Several inputs and \
+            -o DIR write DIR/<name>.jpg, or .png when the thumbnail has alpha. Without -o each \
+            thumbnail lands beside its input as <name>_thumb.jpg or .png. Exit status: 0 when \
+            every input succeeded, 1 when any failed (one line on stderr each), 64 on usage errors.
+            """)
+
+    @Argument(help: "JPEG or PNG files (the format is read from their bytes, not their names).")
+    var inputs: [String]
+
+    @Option(name: [.short, .long], help: "Box to fit in: N for N×N, or WxH.")
+    var size: ThumbnailSize = .fit(256)
+
+    @Option(name: [.short, .long], help: "Output file (one input) or directory (several inputs).")
+    var output: String?
+
+    @Option(help: "Output format: jpeg or png (default: png when the thumbnail has alpha, else jpeg).")
+    var format: ImageFormat?
+
+    @Option(help: "JPEG quality, 1 to 100.")
+    var quality: Int = 85
+
+    @Flag(help: "Print one JSON object per input instead of a line of text.")
+    var json = false
+
+    func validate() throws {
+        guard (1...100).contains(quality) else {
+            throw ValidationError("--quality must be between 1 and 100, not \(quality).")
+        }
+        _ = try outputPlan()
+    }
+
+    func run() async throws {
+        let plan = try outputPlan()
+        if case .directory(let directory) = plan.destination {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let job = ThumbJob(
+            decoder: ThumbnailDecoder(size: size),
+            encoder: ThumbnailEncoder(jpegQuality: quality),
+            plan: plan)
+        let reporter = ThumbReporter(json: json)
+        var failures = 0
+        for await outcome in job.run(inputs) {
+            if case .failure = outcome.result { failures += 1 }
+            reporter.report(outcome)
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
+
+    private func outputPlan() throws -> OutputPlan {
+        do {
+            return try OutputPlan(inputs: inputs, output: output, format: format)
+        } catch let error as OutputPlan.Problem {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+extension ThumbnailSize: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(parsing: argument)
+    }
+}
+
+extension ImageFormat: ExpressibleByArgument {}

@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailKit
+
+/// Walks ../shared/corpora/MANIFEST.tsv (512 public PNG/JPEG files, each marked
+/// accept or reject) when that folder exists; skips cleanly when it does not.
+@Suite struct ConformanceTests {
+    struct Entry: CustomStringConvertible {
+        let file: String
+        let exercises: String
+        let expectsAccept: Bool
+        var description: String { file }
+    }
+
+    /// Valid files using features many decoders leave out (12-bit, lossless or
+    /// arithmetic JPEG): decoding them is welcome, a clean `unsupportedFeature` is allowed.
+    static func isOptionalFeature(_ entry: Entry) -> Bool {
+        ["12-bit", "lossless JPEG", "arithmetic"].contains { entry.exercises.contains($0) }
+    }
+
+    /// Files the manifest marks accept whose entropy-coded data libjpeg itself
+    /// reports as damaged (djpeg draws them as noise or grey). We refuse them
+    /// as `corrupt` rather than cache a garbage picture; a crash or hang would
+    /// still fail this test.
+    static let refusedAsCorrupt: Set<String> = [
+        "pillow/hopper_bad_exif.jpg",  // "1214 extraneous bytes before marker", bad Huffman codes
+        "jpeg-decoder/crashtest/subtract-with-overflow.jpg",  // bad Huffman codes
+        "jpeg-decoder/crashtest/dc-predictor-overflow.jpg",  // data ends at row 3 of 18
+        "jpeg-decoder/reftest/partial_progressive.jpg",  // inconsistent progression sequence
+        "jpeg-decoder/reftest/progressive-missing-dc.jpg",  // AC scans without their DC scan
+    ]
+
+    static let entries: [Entry] = {
+        guard let corpora = Fixtures.corpora,
+              let manifest = try? String(contentsOf: corpora.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        else { return [] }
+        return manifest.split(separator: "\n").dropFirst().compactMap { line in
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard columns.count >= 6 else { return nil }
+            return Entry(file: columns[0], exercises: columns[4], expectsAccept: columns[5] == "accept")
+        }
+    }()
+
+    @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora"), .timeLimit(.minutes(3)))
+    func everyFileIsAcceptedOrRejectedAsTheManifestSays() throws {
+        let corpora = try #require(Fixtures.corpora)
+        #expect(Self.entries.count == 512)
+        let decoder = ThumbnailDecoder(size: .fit(256))
+        var accepted = 0, rejected = 0, optionalRefused = 0, damagedRefused = 0
+        for entry in Self.entries {
+            let path = corpora.appendingPathComponent(entry.file).path
+            // Both input paths: streamed from the file and from memory must agree.
+            let fromFile = Result { try decoder.decode(contentsOfFile: path) }
+            let fromMemory = Result { try decoder.decode(try Fixtures.bytes(atPath: path)) }
+            switch (fromFile, fromMemory) {
+            case let (.success(a), .success(b)):
+                #expect(a.maximumDifference(from: b) == 0, "\(entry): file and memory decodes differ")
+            case let (.failure(a), .failure(b)):
+                #expect("\(a)" == "\(b)", "\(entry): file and memory decodes fail differently")
+            default:
+                Issue.record("\(entry): file and memory decodes disagree: \(fromFile) vs \(fromMemory)")
+            }
+            switch (entry.expectsAccept, fromFile) {
+            case (true, .success(let thumbnail)):
+                accepted += 1
+                #expect(thumbnail.width >= 1 && thumbnail.width <= 256 && thumbnail.height >= 1 && thumbnail.height <= 256)
+            case (true, .failure(ThumbnailDecodingError.unsupportedFeature)) where Self.isOptionalFeature(entry):
+                optionalRefused += 1
+            case (true, .failure(ThumbnailDecodingError.corrupt)) where Self.refusedAsCorrupt.contains(entry.file):
+                damagedRefused += 1
+            case (true, .failure(let error)):
+                Issue.record("\(entry) should decode (\(entry.exercises)) but failed: \(error)")
+            case (false, .success):
+                Issue.record("\(entry) should be rejected (\(entry.exercises)) but decoded")
+            case (false, .failure(let error)):
+                rejected += 1
+                #expect(error is ThumbnailDecodingError, "\(entry): \(error)")
+            }
+        }
+        #expect(damagedRefused == Self.refusedAsCorrupt.count)
+        print("corpora: \(accepted) accepted, \(rejected) rejected, \(optionalRefused) optional features refused, \(damagedRefused) damaged accepts refused, of \(Self.entries.count)")
+    }
+}

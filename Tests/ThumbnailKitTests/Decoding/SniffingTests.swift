@@ -1,0 +1,34 @@
+import TestSupport
+import Testing
+import ThumbnailKit
+
+/// The format comes from the bytes, never the file name.
+@Suite struct SniffingTests {
+    @Test func aPNGNamedJPGAndAJPEGNamedPNGBothDecode() throws {
+        let png = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-png-data-named.jpg"))
+        let jpeg = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-jpeg-data-named.png"))
+        #expect(png.report.source.format == .png)
+        #expect(jpeg.report.source.format == .jpeg)
+    }
+
+    @Test func magicBytesDecideTheFormat() {
+        #expect(ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)
+        #expect(ImageFormat(sniffing: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) == .png)
+        #expect(ImageFormat(sniffing: Array("GIF89a".utf8)) == nil)
+        #expect(ImageFormat(sniffing: [0xFF, 0xD8]) == nil)
+        #expect(ImageFormat(sniffing: []) == nil)
+    }
+
+    @Test func emptyInputIsAnUnsupportedFormat() {
+        #expect { try ThumbnailDecoder().decode([UInt8]()) } throws: { error in
+            (error as? ThumbnailDecodingError)?.kind == "unsupportedFormat"
+        }
+    }
+
+    @Test func aMissingFileIsUnreadableAndNamesThePath() {
+        #expect { try ThumbnailDecoder().decode(contentsOfFile: "/nonexistent/photo.jpg") } throws: { error in
+            guard case .unreadable(let message) = error as? ThumbnailDecodingError else { return false }
+            return message.contains("/nonexistent/photo.jpg")
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailKit
+
+/// `thumbnailer thumb`, run as a real process on real files.
+@Suite struct ThumbCommandTests {
+    let directory: URL
+
+    init() throws {
+        directory = try Fixtures.temporaryDirectory()
+    }
+
+    private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    private func writePNG(_ name: String, width: Int = 300, height: Int = 200, alpha: UInt8 = 255) throws -> String {
+        let image = RGBAImage(width: width, height: height) { x, y in (UInt8(x % 256), UInt8(y % 256), 90, alpha) }
+        try Data(try image.png()).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    private func writeJPEG(_ name: String, width: Int = 640, height: Int = 480) throws -> String {
+        let image = RGBAImage(width: width, height: height) { x, y in (UInt8(x % 256), UInt8(y % 256), 90, 255) }
+        let bytes = try ThumbnailEncoder().encode(rgba: image.bytes, width: width, height: height, as: .jpeg)
+        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    @Test func oneInputWritesTheNamedFileInTheFormatOfItsExtension() throws {
+        let input = try writePNG("in.png")
+        let run = try ChildProcess.run(["thumb", input, "-s", "64", "-o", path("out.jpg")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.jpg")))
+        #expect(thumbnail.report.source.format == .jpeg)
+        #expect(thumbnail.width == 64 && thumbnail.height == 43)
+    }
+
+    @Test func aWidthByHeightBoxIsHonoured() throws {
+        let input = try writeJPEG("wide.jpg", width: 800, height: 200)
+        let run = try ChildProcess.run(["thumb", input, "--size", "100x100", "-o", path("out.png")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
+        #expect(thumbnail.report.source.format == .png)
+        #expect(thumbnail.width == 100 && thumbnail.height == 25)
+    }
+
+    @Test func severalInputsGoIntoTheDirectoryAsJPEGOrPNGByAlpha() throws {
+        let opaque = try writePNG("opaque.png")
+        let translucent = try writePNG("translucent.png", alpha: 100)
+        let photo = try writeJPEG("photo.jpg")
+        let run = try ChildProcess.run(["thumb", opaque, translucent, photo, "-o", path("thumbs")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(exists(path("thumbs/opaque.jpg")))
+        #expect(exists(path("thumbs/translucent.png")))
+        #expect(exists(path("thumbs/photo.jpg")))
+        let lines = run.standardOutput.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix(opaque) == true, "output keeps input order")
+    }
+
+    @Test func withoutAnOutputTheThumbnailLandsBesideItsInput() throws {
+        let input = try writeJPEG("beside.jpg")
+        let run = try ChildProcess.run(["thumb", input])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(exists(path("beside_thumb.jpg")))
+    }
+
+    @Test func failuresExitOneWithALinePerFailureAndLeaveNoOutput() throws {
+        let good = try writeJPEG("good.jpg")
+        let jpeg = try Fixtures.bytes(atPath: good)
+        try Data(jpeg.prefix(jpeg.count / 2)).write(to: URL(fileURLWithPath: path("half.jpg")))
+        try Data("not an image\n".utf8).write(to: URL(fileURLWithPath: path("notes.png")))
+
+        let run = try ChildProcess.run(["thumb", path("half.jpg"), good, path("notes.png"), "-o", path("out")])
+
+        #expect(run.status == 1)
+        let errors = run.standardError.split(separator: "\n")
+        #expect(errors.count == 2, "\(run.standardError)")
+        #expect(errors.contains { $0.contains("half.jpg") && $0.contains("truncated") })
+        #expect(errors.contains { $0.contains("notes.png") && $0.contains("unsupportedFormat") })
+        #expect(exists(path("out/good.jpg")))
+        let written = try FileManager.default.contentsOfDirectory(atPath: path("out"))
+        #expect(written == ["good.jpg"], "no partial or temporary files: \(written)")
+    }
+
+    @Test(arguments: [
+        ["thumb"],
+        ["thumb", "x.jpg", "--quality", "0"],
+        ["thumb", "x.jpg", "-o", "out.gif"],
+        ["thumb", "x.jpg", "-o", "out.png", "--format", "jpeg"],
+        ["thumb", "x.jpg", "--size", "0"],
+        ["thumb", "x.jpg", "--size", "12x"],
+        ["thumb", "a/x.jpg", "b/x.jpg", "-o", "dir"],
+    ])
+    func usageErrorsExitSixtyFour(arguments: [String]) throws {
+        let run = try ChildProcess.run(arguments)
+
+        #expect(run.status == 64, "\(arguments): \(run.standardError)")
+    }
+
+    @Test func jsonPrintsOneObjectPerInputWithSizesScaleAndCost() throws {
+        let photo = try writeJPEG("photo.jpg", width: 2048, height: 1536)
+        let run = try ChildProcess.run(["thumb", photo, "/nonexistent/missing.png", "--json", "-o", path("out")])
+
+        #expect(run.status == 1)
+        let objects = try run.standardOutput.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(objects.count == 2)
+        let success = objects[0]
+        #expect(success["input"] as? String == photo)
+        #expect(success["output"] as? String == path("out/photo.jpg"))
+        #expect(success["sourceWidth"] as? Int == 2048 && success["sourceHeight"] as? Int == 1536)
+        #expect(success["width"] as? Int == 256 && success["height"] as? Int == 192)
+        #expect(success["scale"] as? String == "1/8")
+        #expect((success["peakDecodeBytes"] as? Int ?? 0) > 0)
+        #expect(success["milliseconds"] is Double)
+        let failure = objects[1]
+        #expect(failure["error"] as? String == "unreadable")
+        #expect((failure["reason"] as? String)?.contains("missing.png") == true)
+    }
+
+    @Test func aBigJPEGIsThumbnailedWithoutAFullSizeFrame() throws {
+        let input = path("big.jpg")
+        let bytes = try ThumbnailEncoder(jpegQuality: 90).encode(
+            rgba: LargeImage.photoLike(width: 6000, height: 4000), width: 6000, height: 4000, as: .jpeg)
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+
+        let run = try ChildProcess.run(["thumb", input, "--json", "-o", path("big_thumb.jpg")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as! [String: Any]
+        // The decoded frame alone would be 96 MB.
+        let peak = try #require(record["peakDecodeBytes"] as? Int)
+        #expect(peak < 3 << 20, "peak decode bytes \(peak)")
+        #expect(record["scale"] as? String == "1/8")
+    }
+}

@@ -1,0 +1,1388 @@
+#!/usr/bin/python3
+"""Generate the decoder test corpus in TestImages/, with its README.md and manifest.json.
+
+Usage:  /usr/bin/python3 scripts/make-test-images.py
+
+Needs:  the Python 3 standard library; Pillow (Debian python3-pil); cjpeg and djpeg
+        (libjpeg-turbo-progs); the lomiri-wallpapers-20.04 photos in /usr/share/backgrounds.
+        The system libpng (through its png_image API, via ctypes), pngtopnm (netpbm) and
+        pngfix (libpng-tools) are used for cross-checks when installed; their verdicts then
+        appear in the README.
+
+How the files are made:
+  * PNGs are written chunk by chunk here (zlib + struct + crc32) so bit depths, Adam7
+    interlacing, filter types and damage are exactly controlled. Only the RGBA photo is
+    encoded by Pillow.
+  * JPEGs come from cjpeg (PPM/PGM on stdin), from Pillow (CMYK), or are assembled by hand
+    (EXIF segments, 12-bit, lossless and damaged files).
+  * Nothing random: pseudo-random bytes come from a seeded random.Random. Re-running
+    reproduces every file byte for byte with the same zlib, libjpeg-turbo and Pillow.
+
+Files whose expected outcome is an error go to TestImages/invalid/; everything at the top
+of TestImages/ decodes.
+
+After writing, every file is decoded again with Pillow and with the libjpeg/libpng-based
+tools; pixel content is asserted against the formulas documented in the README, and each
+tool's verdict is recorded in the README table. Any mismatch stops the script.
+"""
+
+import ctypes
+import ctypes.util
+import io
+import json
+import math
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import warnings
+import zlib
+from pathlib import Path
+
+from PIL import Image, ImageOps, PngImagePlugin
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "TestImages"
+INVALID = "invalid"  # subfolder of OUT for every file whose expected outcome is an error
+BACKGROUNDS = Path("/usr/share/backgrounds")
+WALLPAPER_COPYRIGHT = Path("/usr/share/doc/lomiri-wallpapers-20.04/copyright")
+
+# Outcome names as the Swift API spells them; "decodes" means success.
+DECODES, CORRUPT, TRUNCATED = "decodes", "corrupt", "truncated"
+TOO_LARGE, UNSUPPORTED_FEATURE, UNSUPPORTED_FORMAT = "tooLarge", "unsupportedFeature", "unsupportedFormat"
+
+
+# ---------------------------------------------------------------------------------------
+# Corpus bookkeeping
+# ---------------------------------------------------------------------------------------
+
+class Corpus:
+    """Writes files and remembers what each one is for (README rows, manifest, checks)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.entries = []
+        self.family = None
+        self.credits = []  # (file name, credit line) for derived third-party content
+
+    def section(self, title, intro):
+        self.family = {"title": title, "intro": intro}
+
+    def add(self, name, data, *, what, exercises, expect, header=None, check=None, same_pixels_as=None):
+        """header: the facts a successful probe reports (ct_image_info), None when the
+        header itself is unusable. check(data) asserts pixel content and may return a note.
+        Files that decode go to the top of TestImages/, all others to TestImages/invalid/;
+        "path" is relative to TestImages/."""
+        path = name if expect == DECODES else INVALID + "/" + name
+        target = self.directory / path
+        target.parent.mkdir(exist_ok=True)
+        target.write_bytes(data)
+        assert same_pixels_as is None or "/" not in same_pixels_as
+        self.entries.append({
+            "name": name, "path": path, "data": data, "family": self.family, "what": what,
+            "exercises": exercises, "expect": expect, "header": header, "check": check,
+            "same_pixels_as": same_pixels_as, "tools": "", "note": "",
+        })
+        return data
+
+
+def header_facts(width, height, *, components, bit_depth=8, has_alpha=False, progressive=False,
+                 orientation=1):
+    return {"width": width, "height": height, "components": components, "bit_depth": bit_depth,
+            "has_alpha": has_alpha, "progressive": progressive, "orientation": orientation}
+
+
+# ---------------------------------------------------------------------------------------
+# PNG writer
+# ---------------------------------------------------------------------------------------
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+COLOUR_TYPE_NAMES = {0: "gray", 2: "RGB", 3: "palette", 4: "gray+alpha", 6: "RGBA"}
+# Adam7 passes: (first column, first row, column step, row step)
+ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+IDAT_SIZE = 8192  # libpng's default IDAT chunk size
+
+
+def png_chunk(kind, payload, bad_crc=False):
+    crc = zlib.crc32(kind + payload)
+    if bad_crc:
+        crc ^= 0xFFFFFFFF
+    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", crc)
+
+
+def assemble_png(chunks, bad_crc=()):
+    """chunks: [(type, payload)]; chunk types listed in bad_crc get an inverted CRC."""
+    return PNG_SIGNATURE + b"".join(png_chunk(kind, payload, kind in bad_crc) for kind, payload in chunks)
+
+
+def pack_row(pixels, depth):
+    """Packs a row of sample tuples big-endian at `depth` bits, padding the last byte."""
+    samples = [s for pixel in pixels for s in pixel]
+    if depth == 16:
+        return struct.pack(">%dH" % len(samples), *samples)
+    if depth == 8:
+        return bytes(samples)
+    per_byte = 8 // depth
+    packed = bytearray()
+    for start in range(0, len(samples), per_byte):
+        byte = 0
+        for slot, sample in enumerate(samples[start:start + per_byte]):
+            byte |= sample << (8 - depth * (slot + 1))
+        packed.append(byte)
+    return bytes(packed)
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    if pa <= pb and pa <= pc:
+        return a
+    return b if pb <= pc else c
+
+
+def filter_scanline(filter_type, row, previous, bpp):
+    left = bytes(bpp) + row[:-bpp]
+    up_left = bytes(bpp) + previous[:-bpp]
+    if filter_type == 0:
+        return row
+    if filter_type == 1:
+        return bytes((x - a) & 255 for x, a in zip(row, left))
+    if filter_type == 2:
+        return bytes((x - b) & 255 for x, b in zip(row, previous))
+    if filter_type == 3:
+        return bytes((x - ((a + b) >> 1)) & 255 for x, a, b in zip(row, left, previous))
+    return bytes((x - paeth(a, b, c)) & 255 for x, a, b, c in zip(row, left, previous, up_left))
+
+
+def filtered_scanlines(width, height, colour_type, depth, rows, interlace, adaptive):
+    """The uncompressed IDAT stream. Filters rotate 0,1,2,3,4 row by row (so every
+    unfilter path runs), or with adaptive=True each row takes the filter with the smallest
+    sum of absolute signed bytes (libpng's heuristic), for compact large images."""
+    bpp = max(1, CHANNELS[colour_type] * depth // 8)
+    passes = ADAM7 if interlace else [(0, 0, 1, 1)]
+    stream = bytearray()
+    row_counter = 0
+    for x0, y0, dx, dy in passes:
+        columns, lines = range(x0, width, dx), range(y0, height, dy)
+        if not columns or not lines:
+            continue  # an empty Adam7 pass contributes no bytes at all
+        previous = None
+        for y in lines:
+            raw = pack_row([rows[y][x] for x in columns], depth)
+            previous = previous or bytes(len(raw))
+            if adaptive:
+                candidates = [(filter_scanline(f, raw, previous, bpp), f) for f in range(5)]
+                line, filter_type = min(candidates, key=lambda c: sum(v if v < 128 else 256 - v for v in c[0]))
+            else:
+                filter_type = row_counter % 5
+                line = filter_scanline(filter_type, raw, previous, bpp)
+            stream.append(filter_type)
+            stream += line
+            previous = raw
+            row_counter += 1
+    return bytes(stream)
+
+
+def png_chunk_list(width, height, colour_type, depth, rows, *, palette=None, trns=None, interlace=False,
+                   adaptive=False, text=()):
+    chunks = [(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour_type, 0, 0, int(interlace)))]
+    chunks += [(b"tEXt", key.encode("latin-1") + b"\0" + value.encode("latin-1")) for key, value in text]
+    if palette is not None:
+        chunks.append((b"PLTE", b"".join(bytes(entry) for entry in palette)))
+    if trns is not None:
+        chunks.append((b"tRNS", trns))
+    compressed = zlib.compress(filtered_scanlines(width, height, colour_type, depth, rows, interlace, adaptive), 9)
+    chunks += [(b"IDAT", compressed[i:i + IDAT_SIZE]) for i in range(0, len(compressed), IDAT_SIZE)]
+    chunks.append((b"IEND", b""))
+    return chunks
+
+
+def encode_png(*args, **kwargs):
+    return assemble_png(png_chunk_list(*args, **kwargs))
+
+
+def png_header_facts(width, height, colour_type, depth, *, interlace=False, trns=False):
+    return header_facts(width, height, components=3 if colour_type == 3 else CHANNELS[colour_type],
+                        bit_depth=depth, has_alpha=colour_type in (4, 6) or trns, progressive=interlace)
+
+
+# ---------------------------------------------------------------------------------------
+# JPEG helpers
+# ---------------------------------------------------------------------------------------
+
+def pnm(width, height, samples, channels):
+    return b"P%d %d %d 255\n" % (6 if channels == 3 else 5, width, height) + bytes(samples)
+
+
+def cjpeg(arguments, pnm_bytes):
+    return subprocess.run(["cjpeg", *arguments], input=pnm_bytes, capture_output=True, check=True).stdout
+
+
+def jpeg_segments(data):
+    """[(marker, start, header_end, end)] for SOI, each marker segment and EOI. For SOS,
+    `end` also covers the entropy-coded data (with its RSTn markers) that follows."""
+    segments = [(0xD8, 0, 2, 2)]
+    position = 2
+    while position + 1 < len(data):
+        marker = data[position + 1]
+        if marker == 0xD9:
+            segments.append((marker, position, position + 2, position + 2))
+            break
+        header_end = position + 2 + struct.unpack(">H", data[position + 2:position + 4])[0]
+        end = header_end
+        if marker == 0xDA:
+            while end + 1 < len(data) and not (data[end] == 0xFF and data[end + 1] != 0
+                                               and not 0xD0 <= data[end + 1] <= 0xD7):
+                end += 1
+        segments.append((marker, position, header_end, end))
+        position = end
+    return segments
+
+
+def insert_after_app0(jpeg, segment):
+    app0 = next(s for s in jpeg_segments(jpeg) if s[0] == 0xE0)
+    return jpeg[:app0[3]] + segment + jpeg[app0[3]:]
+
+
+def marker_segment(marker, payload):
+    return bytes((0xFF, marker)) + struct.pack(">H", len(payload) + 2) + payload
+
+
+def exif_app1(entries, big_endian, ifd_pointer=8, entry_count=None):
+    """An APP1 Exif segment holding one IFD at TIFF offset 8. entries: [(tag, type, count,
+    value bytes)]; values longer than 4 bytes go to a data area after the IFD. ifd_pointer
+    and entry_count override what the header and IFD claim (for malformed files)."""
+    order = ">" if big_endian else "<"
+    data_offset = 8 + 2 + 12 * len(entries) + 4
+    ifd, data_area = bytearray(), bytearray()
+    for tag, kind, count, value in entries:
+        if len(value) <= 4:
+            field = value.ljust(4, b"\0")
+        else:
+            field = struct.pack(order + "I", data_offset + len(data_area))
+            data_area += value
+        ifd += struct.pack(order + "HHI", tag, kind, count) + field
+    count_field = struct.pack(order + "H", len(entries) if entry_count is None else entry_count)
+    tiff = ((b"MM\0*" if big_endian else b"II*\0") + struct.pack(order + "I", ifd_pointer)
+            + count_field + ifd + struct.pack(order + "I", 0) + data_area)
+    return marker_segment(0xE1, b"Exif\0\0" + tiff)
+
+
+def exif_entries(orientation, big_endian, with_orientation=True):
+    """IFD0 with Make, Orientation, X/YResolution, ResolutionUnit: the parser has to walk
+    entries, follow offsets and read a SHORT from the left of its 4-byte field."""
+    order = ">" if big_endian else "<"
+    entries = [(0x010F, 2, 12, b"Thumbnailer\0")]
+    if with_orientation:
+        entries.append((0x0112, 3, 1, struct.pack(order + "H", orientation)))
+    entries += [(0x011A, 5, 1, struct.pack(order + "II", 72, 1)),
+                (0x011B, 5, 1, struct.pack(order + "II", 72, 1)),
+                (0x0128, 3, 1, struct.pack(order + "H", 2))]
+    return entries
+
+
+def tiny_gray_jpeg(sof_marker, precision):
+    """A hand-assembled 8×8 one-component JPEG whose samples are all mid-gray
+    (2^(precision-1)): one-symbol Huffman tables, every DC difference 0.
+    SOF0/SOF1: one block, DC category 0 then EOB, i.e. bits "00" (padded: 0x3F).
+    SOF3 (lossless, predictor 1): 64 differences of category 0, i.e. 64 zero bits."""
+    one_code = bytes([1] + [0] * 15)  # BITS: a single code of length 1
+    parts = [b"\xff\xd8"]
+    if sof_marker == 0xC3:
+        parts.append(marker_segment(0xC3, struct.pack(">BHHB", precision, 8, 8, 1) + b"\x01\x11\x00"))
+        parts.append(marker_segment(0xC4, b"\x00" + one_code + b"\x00"))
+        parts.append(marker_segment(0xDA, b"\x01\x01\x00\x01\x00\x00"))  # Ss=1 predictor, Se=0, Al=0
+        parts.append(bytes(8))
+    else:
+        parts.append(marker_segment(0xDB, b"\x00" + bytes([1] * 64)))
+        parts.append(marker_segment(sof_marker, struct.pack(">BHHB", precision, 8, 8, 1) + b"\x01\x11\x00"))
+        parts.append(marker_segment(0xC4, b"\x00" + one_code + b"\x00"))  # DC table 0: category 0
+        parts.append(marker_segment(0xC4, b"\x10" + one_code + b"\x00"))  # AC table 0: EOB
+        parts.append(marker_segment(0xDA, b"\x01\x01\x00\x00\x3f\x00"))
+        parts.append(b"\x3f")
+    parts.append(b"\xff\xd9")
+    return b"".join(parts)
+
+
+# ---------------------------------------------------------------------------------------
+# Pixel formulas (documented in the README; keep both in step)
+# ---------------------------------------------------------------------------------------
+
+MATRIX_W, MATRIX_H = 67, 43
+
+
+def sample(x, y, bits):
+    """Gray samples and palette indices at `bits` bits: S_d(x, y) = (x + 3y) mod 2^d."""
+    return (x + 3 * y) % (1 << bits)
+
+
+def alpha(x, y):
+    """A(x, y) = 255 - ((5x + 3y) mod 192): 64..255, never 0, so colour is always defined."""
+    return 255 - (5 * x + 3 * y) % 192
+
+
+def rgb(x, y):
+    return ((4 * x + y) & 255, (x + 4 * y) & 255, (255 - 2 * x - 2 * y) & 255)
+
+
+def palette_entry(i):
+    return ((73 * i + 16) & 255, (151 * i + 64) & 255, (199 * i + 32) & 255)
+
+
+def in_key_block(x, y):
+    """The tRNS-keyed images paint these 8×8 blocks with the key colour."""
+    return ((x >> 3) + (y >> 3)) % 3 == 0
+
+
+GRAY_KEY = 250          # never produced by S_8 at 67×43 (max 192)
+RGB_KEY = (255, 0, 255)  # never produced by rgb() at 67×43 (asserted below)
+PALETTE_ALPHA = bytes(2 * i for i in range(128))  # tRNS: index i < 128 has alpha 2i
+
+
+def matrix_pixel(colour_type, depth, trns, x, y):
+    """(samples as stored at `depth`, RGBA8 a correct decoder produces)."""
+    wide = 257 if depth == 16 else 1  # 16-bit samples are the 8-bit values × 257
+    if colour_type == 0:
+        value = GRAY_KEY if trns and in_key_block(x, y) else sample(x, y, min(depth, 8))
+        assert not (trns and not in_key_block(x, y) and value == GRAY_KEY)
+        gray = value * 255 // ((1 << depth) - 1) if depth < 8 else value
+        return (value * wide,), (gray, gray, gray, 0 if trns and value == GRAY_KEY else 255)
+    if colour_type == 4:
+        value, a = sample(x, y, 8), alpha(x, y)
+        return (value * wide, a * wide), (value, value, value, a)
+    if colour_type == 2:
+        colour = RGB_KEY if trns and in_key_block(x, y) else rgb(x, y)
+        assert not (trns and not in_key_block(x, y) and colour == RGB_KEY)
+        return tuple(c * wide for c in colour), colour + (0 if trns and colour == RGB_KEY else 255,)
+    if colour_type == 6:
+        colour, a = rgb(x, y), alpha(x, y)
+        return tuple(c * wide for c in colour + (a,)), colour + (a,)
+    index = sample(x, y, depth)
+    return (index,), palette_entry(index) + (PALETTE_ALPHA[index] if trns and index < 128 else 255,)
+
+
+def gradient(width, height):
+    """The smooth JPEG source: R across, G down, B falls along the diagonal."""
+    pixels = bytearray()
+    for y in range(height):
+        g = y * 255 // max(height - 1, 1)
+        for x in range(width):
+            r = x * 255 // max(width - 1, 1)
+            pixels += bytes((r, g, 255 - (r + g) // 2))
+    return bytes(pixels)
+
+
+def gradient_gray(width, height):
+    rgb_pixels = gradient(width, height)
+    return bytes((rgb_pixels[i] + rgb_pixels[i + 1]) // 2 for i in range(0, len(rgb_pixels), 3))
+
+
+# ---------------------------------------------------------------------------------------
+# Checks run on the written bytes (assertions; the returned text goes to the README)
+# ---------------------------------------------------------------------------------------
+
+def pillow_open(data):
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+def check_png_pixels(expected_rgba, raw16=None):
+    """Pillow must decode to exactly expected_rgba (list of RGBA tuples). For 16-bit gray,
+    which Pillow keeps as 16-bit mode I, the raw samples raw16 are compared instead."""
+    def check(data):
+        image = pillow_open(data)
+        if raw16 is not None:
+            assert image.mode == "I" and list(image.getdata()) == raw16, "16-bit gray samples differ"
+            return "Pillow 16-bit samples = formula"
+        assert list(image.convert("RGBA").getdata()) == expected_rgba, "pixels differ from the formula"
+        return "Pillow pixels = formula"
+    return check
+
+
+def check_twin(corpus, twin_name, pillow=True, libpng=True):
+    """Pillow and pngtopnm (libpng), each unless switched off, must decode this file exactly
+    like its twin."""
+    def check(data):
+        twin = (corpus.directory / twin_name).read_bytes()
+        notes = []
+        if pillow:
+            a, b = pillow_open(data), pillow_open(twin)
+            assert a.mode == b.mode and a.tobytes() == b.tobytes(), "Pillow: differs from " + twin_name
+            notes.append("Pillow: identical to " + twin_name)
+        if libpng and shutil.which("pngtopnm"):
+            for flags in ([], ["-alpha"]):
+                ours = run_tool(["pngtopnm", *flags], data)
+                theirs = run_tool(["pngtopnm", *flags], twin)
+                assert ours.returncode == 0 and ours.stdout == theirs.stdout, "pngtopnm: differs from " + twin_name
+            notes.append("pngtopnm (libpng): colour and alpha identical to " + twin_name)
+        return "; ".join(notes)
+    return check
+
+
+def max_delta(a, b):
+    return max(abs(p - q) for p, q in zip(a, b))
+
+
+def check_jpeg_close(expected, mode, tolerance):
+    """Pillow's full-size decode must be within `tolerance` of the formula everywhere."""
+    def check(data):
+        delta = max_delta(pillow_open(data).convert(mode).tobytes(), expected)
+        assert delta <= tolerance, "max |delta| %d > %d" % (delta, tolerance)
+        return "max |Δ| vs formula: %d" % delta
+    return check
+
+
+def check_mid_gray(analog_sof):
+    """The hand-made file cannot be decoded by any tool here (12-bit/lossless); decode the
+    same construction with 8-bit precision and SOF `analog_sof` instead."""
+    def check(data):
+        if analog_sof is None:
+            return "no decoder here supports this process; structure by hand (see README)"
+        analog = tiny_gray_jpeg(analog_sof, 8)
+        decoded = run_tool(["djpeg", "-pnm"], analog)
+        assert decoded.returncode == 0 and decoded.stdout.endswith(bytes([128]) * 64), "8-bit analog is not mid-gray"
+        assert set(pillow_open(analog).tobytes()) == {128}
+        return "8-bit twin of this construction decodes to 8×8 of 128 (djpeg, Pillow)"
+    return check
+
+
+# ---------------------------------------------------------------------------------------
+# Families
+# ---------------------------------------------------------------------------------------
+
+def make_reference(corpus):
+    corpus.section("Reference patterns", "Images whose area-filtered downscale is known exactly (formulas above).")
+
+    width, height = 256, 192
+    blocks = [[(8 * (x >> 3) + 4, 10 * (y >> 3) + 5, 255 - 4 * ((x >> 3) + (y >> 3))) for x in range(width)]
+              for y in range(height)]
+    flat = [p + (255,) for row in blocks for p in row]
+    corpus.add("ref-blocks-256x192.png", encode_png(width, height, 2, 8, blocks),
+               what="PNG RGB 8-bit 256×192: 32×24 solid 8×8 blocks of distinct colours",
+               exercises="area filter at integer ratios: box 32×24 gives exactly the block colours",
+               expect=DECODES, header=png_header_facts(width, height, 2, 8), check=check_png_pixels(flat))
+    block_bytes = bytes(c for row in blocks for p in row for c in p)
+
+    def check_dct_eighth(data):
+        image = Image.open(io.BytesIO(data))
+        image.draft("RGB", (32, 24))  # libjpeg DCT scaling 1/8: one pixel per block
+        image.load()
+        assert image.size == (32, 24)
+        eighth = bytes(c for by in range(24) for bx in range(32) for c in blocks[by * 8][bx * 8])
+        full = check_jpeg_close(block_bytes, "RGB", 6)(data)
+        return "%s; at DCT scale 1/8 max |Δ| vs block colours: %d" % (full, max_delta(image.tobytes(), eighth))
+
+    corpus.add("ref-blocks-256x192-q100-444.jpg",
+               cjpeg(["-quality", "100", "-sample", "1x1"], pnm(width, height, block_bytes, 3)),
+               what="JPEG baseline 4:4:4 q100 of ref-blocks-256x192.png (blocks aligned with the 8×8 DCT grid)",
+               exercises="JPEG DCT scaling: at 1/8 each block is one DC value, so box 32×24 gives the block colours ±2",
+               expect=DECODES, header=header_facts(width, height, components=3), check=check_dct_eighth)
+
+    ramp = [[(x,) for x in range(256)] for _ in range(16)]
+    corpus.add("ref-gray-ramp-256x16.png", encode_png(256, 16, 0, 8, ramp),
+               what="PNG gray 8-bit 256×16: value = x",
+               exercises="horizontal averaging: factor f gives column k = f·k + (f−1)/2",
+               expect=DECODES, header=png_header_facts(256, 16, 0, 8),
+               check=check_png_pixels([(x, x, x, 255) for _ in range(16) for x in range(256)]))
+
+    checker = [[(255 if (x + y) & 1 else 0,) for x in range(256)] for y in range(256)]
+    corpus.add("ref-checker-1px-256x256.png", encode_png(256, 256, 0, 8, checker),
+               what="PNG gray 8-bit 256×256: 1-px checkerboard, black at (0,0)",
+               exercises="area filter vs point sampling: any even factor gives 127.5 (127 or 128), never 0/255",
+               expect=DECODES, header=png_header_facts(256, 256, 0, 8),
+               check=check_png_pixels([(v[0],) * 3 + (255,) for row in checker for v in row]))
+
+    columns = [[(255, 0, 0, 255) if x % 2 == 0 else (0, 255, 0, 0) for x in range(128)] for _ in range(64)]
+    corpus.add("ref-premultiply-red-clear-green-128x64.png", encode_png(128, 64, 6, 8, columns),
+               what="PNG RGBA 8-bit 128×64: even columns opaque red (255,0,0,255), odd columns transparent green (0,255,0,0)",
+               exercises="premultiplied filtering: 2× gives (255,0,0,127/128); a straight-alpha average gives brownish (128,128,0,128)",
+               expect=DECODES, header=png_header_facts(128, 64, 6, 8),
+               check=check_png_pixels([p for row in columns for p in row]))
+
+
+MATRIX = [  # (slug, colour type, bit depth, tRNS)
+    ("gray-1bit", 0, 1, False), ("gray-2bit", 0, 2, False), ("gray-4bit", 0, 4, False),
+    ("gray-8bit", 0, 8, False), ("gray-16bit", 0, 16, False),
+    ("gray-alpha-8bit", 4, 8, False), ("gray-alpha-16bit", 4, 16, False),
+    ("rgb-8bit", 2, 8, False), ("rgb-16bit", 2, 16, False),
+    ("rgba-8bit", 6, 8, False), ("rgba-16bit", 6, 16, False),
+    ("palette-1bit", 3, 1, False), ("palette-2bit", 3, 2, False), ("palette-4bit", 3, 4, False),
+    ("palette-8bit", 3, 8, False),
+    ("palette-8bit-trns", 3, 8, True), ("gray-8bit-trns", 0, 8, True), ("rgb-8bit-trns", 2, 8, True),
+]
+
+
+def matrix_exercises(colour_type, depth, trns):
+    parts = {0: "gray → RGBA", 2: "RGB → RGBA (add opaque alpha)", 3: "palette → RGB",
+             4: "gray+alpha → RGBA", 6: "RGBA passthrough"}[colour_type]
+    if depth < 8:
+        parts += "; sub-byte unpacking" + ("" if colour_type == 3 else " and scaling to 8 bits")
+    if depth == 16:
+        parts += "; 16→8 reduction (strip and scale agree: samples are v·257)"
+    if trns:
+        parts += "; tRNS → alpha"
+    if colour_type in (4, 6) or trns:
+        parts += "; premultiplied filtering"
+    return parts
+
+
+def add_png_pair(corpus, slug, colour_type, depth, trns, width, height):
+    """A non-interlaced PNG and its Adam7 twin with identical pixels."""
+    pixels = [[matrix_pixel(colour_type, depth, trns, x, y) for x in range(width)] for y in range(height)]
+    stored = [[p[0] for p in row] for row in pixels]
+    expected = [p[1] for row in pixels for p in row]
+    palette = [palette_entry(i) for i in range(1 << depth)] if colour_type == 3 else None
+    if not trns:
+        trns_chunk = None
+    elif colour_type == 3:
+        trns_chunk = PALETTE_ALPHA
+    elif colour_type == 0:
+        trns_chunk = struct.pack(">H", GRAY_KEY)
+    else:
+        trns_chunk = struct.pack(">HHH", *RGB_KEY)
+    raw16 = [p[0] for row in stored for p in row] if (colour_type, depth) == (0, 16) else None
+    kind = "PNG %s %d-bit%s %d×%d" % (COLOUR_TYPE_NAMES[colour_type], depth, " + tRNS" if trns else "", width, height)
+    name = "png-%s-%dx%d.png" % (slug, width, height)
+    twin = name.replace(".png", "-adam7.png")
+    for interlace, file_name in ((False, name), (True, twin)):
+        corpus.add(file_name,
+                   encode_png(width, height, colour_type, depth, stored, palette=palette, trns=trns_chunk,
+                              interlace=interlace),
+                   what=kind + (", Adam7" if interlace else "") + ", filters 0–4 in rotation",
+                   exercises=("Adam7 deinterlacing (sparse resampler); output must equal %s exactly" % name
+                              if interlace else matrix_exercises(colour_type, depth, trns)),
+                   expect=DECODES,
+                   header=png_header_facts(width, height, colour_type, depth, interlace=interlace, trns=trns),
+                   check=check_twin(corpus, name) if interlace else check_png_pixels(expected, raw16),
+                   same_pixels_as=name if interlace else None)
+
+
+def make_png_matrix(corpus):
+    corpus.section("PNG colour types and bit depths",
+                   "Every colour type/bit depth, each with an Adam7 twin holding the same pixels. "
+                   "Content: the matrix formulas above.")
+    for slug, colour_type, depth, trns in MATRIX:
+        add_png_pair(corpus, slug, colour_type, depth, trns, MATRIX_W, MATRIX_H)
+    # Tiny Adam7 edge cases: 1×1 has only pass 1; 5×3 has an empty pass 3.
+    add_png_pair(corpus, "rgba-8bit", 6, 8, False, 1, 1)
+    add_png_pair(corpus, "rgb-8bit", 2, 8, False, 5, 3)
+
+
+def make_png_special(corpus):
+    corpus.section("PNG 16-bit rounding", "")
+    values = [256 * x + 255 for x in range(256)]
+    rows = [[(v,) for v in values] for _ in range(8)]
+
+    def check(data):
+        image = pillow_open(data)
+        assert image.mode == "I" and list(image.getdata()) == values * 8
+        scaled = [(v * 255 + 32767) // 65535 for v in values]  # == libpng png_do_scale_16_to_8
+        assert [x for x in range(256) if scaled[x] != x] == list(range(127))
+        return "Pillow 16-bit samples = formula"
+
+    corpus.add("png-gray-16bit-scale-vs-strip-256x8.png", encode_png(256, 8, 0, 16, rows),
+               what="PNG gray 16-bit 256×8: column x holds 256·x + 255 (0x00FF … 0xFFFF)",
+               exercises="16→8 reduction: png_set_strip_16 gives x, png_set_scale_16 gives x+1 for x ≤ 126",
+               expect=DECODES, header=png_header_facts(256, 8, 0, 16), check=check)
+
+
+def make_png_errors(corpus):
+    corpus.section("PNG damage and hostile headers",
+                   "Damaged copies of png-rgb-8bit-67x43.png (unless stated) and size attacks.")
+    stored = [[matrix_pixel(2, 8, False, x, y)[0] for x in range(MATRIX_W)] for y in range(MATRIX_H)]
+    chunks = png_chunk_list(MATRIX_W, MATRIX_H, 2, 8, stored)
+    assert [kind for kind, _ in chunks] == [b"IHDR", b"IDAT", b"IEND"]
+    good = png_header_facts(MATRIX_W, MATRIX_H, 2, 8)
+    base = "png-rgb-8bit-67x43.png"
+
+    corpus.add("png-error-bad-crc-ihdr.png", assemble_png(chunks, bad_crc={b"IHDR"}),
+               what="IHDR CRC inverted", exercises="CRC check on a critical chunk before anything is trusted",
+               expect=CORRUPT)
+    corpus.add("png-error-bad-crc-idat.png", assemble_png(chunks, bad_crc={b"IDAT"}),
+               what="IDAT CRC inverted (data intact)", exercises="critical-chunk CRC error must be fatal",
+               expect=CORRUPT, header=good)
+    with_text = chunks[:1] + [(b"tEXt", b"Comment\0this chunk has a bad CRC")] + chunks[1:]
+    corpus.add("png-bad-crc-text-ancillary.png", assemble_png(with_text, bad_crc={b"tEXt"}),
+               what="extra tEXt chunk after IHDR with an inverted CRC",
+               exercises="ancillary CRC error: libpng warns and discards the chunk; must decode like " + base,
+               expect=DECODES, header=good, check=check_twin(corpus, base, pillow=False), same_pixels_as=base)
+
+    whole = assemble_png(chunks)
+    idat_data = len(PNG_SIGNATURE) + 12 + 13 + 8  # signature, IHDR chunk, IDAT length+type
+    corpus.add("png-error-truncated-mid-idat.png", whole[:idat_data + len(chunks[1][1]) // 2],
+               what="file cut in the middle of the IDAT data",
+               exercises="EOF inside image data (read callback runs dry)", expect=TRUNCATED, header=good)
+    corpus.add("png-error-missing-iend.png", assemble_png(chunks[:-1]),
+               what="complete IHDR+IDAT, IEND missing",
+               exercises="all image data present, but the file stops where IEND belongs: a download cut "
+                         "there is still cut, so the decoder reports it (as libpng's png_read_end and the "
+                         "corpus's pillow/truncated_end_chunk.png do) rather than cache it",
+               expect=TRUNCATED, header=good)
+    corpus.add("png-error-no-idat.png", assemble_png([chunks[0], chunks[-1]]),
+               what="IHDR then IEND, no IDAT",
+               exercises="libpng: IEND out of place before any image data (already in png_read_info)",
+               expect=CORRUPT)
+    bad_zlib = b"\x78\xda\x07" + bytes(range(40))  # valid zlib header; first block has BTYPE=11 (reserved)
+    corpus.add("png-error-bad-zlib.png", assemble_png([chunks[0], (b"IDAT", bad_zlib), chunks[-1]]),
+               what="IDAT (correct CRC) with a valid zlib header and an invalid deflate block type",
+               exercises="inflate error (\"invalid block type\") must become corrupt", expect=CORRUPT, header=good)
+
+    side = 20000
+    bomb_stream = zlib.compress(bytes(side * (1 + side // 8)), 9)  # filter byte 0 + 2500 zero bytes per row
+    bomb = [(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))]
+    bomb += [(b"IDAT", bomb_stream[i:i + IDAT_SIZE]) for i in range(0, len(bomb_stream), IDAT_SIZE)]
+    bomb.append((b"IEND", b""))
+    corpus.add("png-bomb-20000x20000.png", assemble_png(bomb),
+               what="PNG gray 1-bit 20000×20000 (400 MP); IDAT is the complete, valid deflate stream of all rows "
+                    "(zeros, i.e. black): 50 MB inflated, 1.6 GB as RGBA",
+               exercises="pixel-count limit from IHDR before decoding (default max_pixels 100 MP). With limits "
+                         "raised it streams to an all-black thumbnail in bounded memory",
+               expect=TOO_LARGE, header=png_header_facts(side, side, 0, 1))
+    corpus.add("png-error-header-only-60000x60000.png",
+               PNG_SIGNATURE + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 6, 0, 0, 0)),
+               what="signature + IHDR claiming RGBA 8-bit 60000×60000, then end of file",
+               exercises="size limit must fire on IHDR (png_set_user_limits or own check) before libpng looks "
+                         "for more chunks; a late check would report truncated instead",
+               expect=TOO_LARGE, header=png_header_facts(60000, 60000, 6, 8))
+
+
+JPEG_W, JPEG_H = 256, 192
+
+
+def make_jpeg_variants(corpus):
+    corpus.section("JPEG encodings", "Content: the JPEG gradient formula above (lossy: see max |Δ|).")
+    colour = gradient(JPEG_W, JPEG_H)
+    source = pnm(JPEG_W, JPEG_H, colour, 3)
+    gray = gradient_gray(JPEG_W, JPEG_H)
+    produced = {}
+    variants = [  # (name, cjpeg arguments, what, exercises, progressive, tolerance)
+        ("jpeg-baseline-420-gradient-256x192.jpg", ["-sample", "2x2"], "baseline, 4:2:0 (2×2 chroma)",
+         "fancy upsampling of 2×2 chroma; DCT scaling", False, 12),
+        ("jpeg-baseline-422-gradient-256x192.jpg", ["-sample", "2x1"], "baseline, 4:2:2 (2×1 chroma)",
+         "h2v1 chroma upsampling", False, 12),
+        ("jpeg-baseline-444-gradient-256x192.jpg", ["-sample", "1x1"], "baseline, 4:4:4",
+         "no chroma upsampling", False, 8),
+        ("jpeg-progressive-420-gradient-256x192.jpg", ["-sample", "2x2", "-progressive"],
+         "progressive (libjpeg standard scan script), 4:2:0",
+         "multi-scan decoding with whole-image coefficient buffer; scan skipping at reduced scale", True, 12),
+        ("jpeg-progressive-444-gradient-256x192.jpg", ["-sample", "1x1", "-progressive"],
+         "progressive (standard script), 4:4:4", "progressive with three full-size components", True, 8),
+        ("jpeg-restart-interval-gradient-256x192.jpg", ["-restart", "1"],
+         "baseline 4:2:0 with DRI: RSTn marker after every MCU row (16 MCUs)",
+         "restart marker handling", False, 12),
+        ("jpeg-arithmetic-gradient-256x192.jpg", ["-arithmetic"], "baseline-style sequential, arithmetic coding (SOF9)",
+         "arithmetic decoding (libjpeg-turbo builds it by default)", False, 12),
+        ("jpeg-optimized-huffman-gradient-256x192.jpg", ["-optimize"], "baseline 4:2:0 with optimized Huffman tables",
+         "non-standard DHT tables", False, 12),
+    ]
+    for name, arguments, what, exercises, progressive, tolerance in variants:
+        produced[name] = corpus.add(
+            name, cjpeg(["-quality", "90", *arguments], source),
+            what="JPEG 256×192 q90, " + what, exercises=exercises, expect=DECODES,
+            header=header_facts(JPEG_W, JPEG_H, components=3, progressive=progressive),
+            check=check_jpeg_close(colour, "RGB", tolerance))
+    for progressive in (False, True):
+        kind = "progressive" if progressive else "baseline"
+        corpus.add("jpeg-gray-%s-256x192.jpg" % kind,
+                   cjpeg(["-quality", "90"] + (["-progressive"] if progressive else []), pnm(JPEG_W, JPEG_H, gray, 1)),
+                   what="JPEG grayscale (1 component) 256×192 q90, %s; L = ⌊(R+G)/2⌋ of the gradient" % kind,
+                   exercises="gray JPEG → RGBA expansion" + (", progressive" if progressive else ""),
+                   expect=DECODES, header=header_facts(JPEG_W, JPEG_H, components=1, progressive=progressive),
+                   check=check_jpeg_close(gray, "L", 8))
+    for width, height in ((1, 1), (17, 13), (333, 1)):
+        pixels = gradient(width, height)
+        produced["%dx%d" % (width, height)] = corpus.add(
+            "jpeg-odd-%dx%d.jpg" % (width, height),
+            cjpeg(["-quality", "90"], pnm(width, height, pixels, 3)),
+            what="JPEG baseline 4:2:0 q90 %d×%d gradient" % (width, height),
+            exercises="partial MCUs, dimensions not multiples of 16; output clamps to ≥ 1 px",
+            expect=DECODES, header=header_facts(width, height, components=3),
+            check=check_jpeg_close(pixels, "RGB", 40))
+    make_cmyk(corpus)
+    return produced
+
+
+CMYK_BLOCKS = [  # (ink C, M, Y, K), expected RGB; row-major 4×2 blocks of 32×32
+    ((255, 0, 0, 0), (0, 255, 255)), ((0, 255, 0, 0), (255, 0, 255)),
+    ((0, 0, 255, 0), (255, 255, 0)), ((0, 0, 0, 255), (0, 0, 0)),
+    ((0, 0, 0, 0), (255, 255, 255)), ((255, 255, 0, 0), (0, 0, 255)),
+    ((0, 0, 0, 128), (127, 127, 127)), ((255, 0, 255, 0), (0, 255, 0)),
+]
+
+
+def make_cmyk(corpus):
+    image = Image.new("CMYK", (128, 64))
+    for index, (ink, _) in enumerate(CMYK_BLOCKS):
+        x, y = (index % 4) * 32, (index // 4) * 32
+        image.paste(ink, (x, y, x + 32, y + 32))
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=100, subsampling=0)
+
+    def check(data):
+        decoded = pillow_open(data)
+        assert decoded.mode == "CMYK"
+        worst = max_delta(decoded.tobytes(), image.tobytes())
+        assert worst <= 4
+        djpeg = parse_pnm(run_tool(["djpeg", "-pnm"], data).stdout)
+        expected = bytes(c for y in range(64) for x in range(128)
+                         for c in CMYK_BLOCKS[(y // 32) * 4 + x // 32][1])
+        return "Pillow inks max |Δ| %d; djpeg RGB max |Δ| vs expected %d" % (worst, max_delta(djpeg, expected))
+
+    corpus.add("jpeg-cmyk-adobe-blocks-128x64.jpg", buffer.getvalue(),
+               what="JPEG CMYK (4 components, Adobe APP14, inverted samples as Photoshop writes), 4:4:4 q100, "
+                    "8 blocks of 32×32 (table above)",
+               exercises="CMYK → RGB conversion of Adobe-inverted data: R = C'·K'/255 with stored C' = 255 − C",
+               expect=DECODES, header=header_facts(128, 64, components=4), check=check)
+
+
+def exif_transposes():
+    """orientation → (Pillow transpose that displays stored data, its inverse)."""
+    t = Image.Transpose
+    display = {2: t.FLIP_LEFT_RIGHT, 3: t.ROTATE_180, 4: t.FLIP_TOP_BOTTOM, 5: t.TRANSPOSE,
+               6: t.ROTATE_270, 7: t.TRANSVERSE, 8: t.ROTATE_90}
+    inverse = {**display, 6: t.ROTATE_90, 8: t.ROTATE_270}
+    return display, inverse
+
+
+def marker_picture():
+    """96×64 upright picture: white, red top-left, blue top-right, green bottom-left (24×24)."""
+    image = Image.new("RGB", (96, 64), (255, 255, 255))
+    image.paste((255, 0, 0), (0, 0, 24, 24))
+    image.paste((0, 0, 255), (72, 0, 96, 24))
+    image.paste((0, 255, 0), (0, 40, 24, 64))
+    return image
+
+
+def where_blocks_are(image):
+    """Text saying in which corner of the stored image each marker block sits."""
+    width, height = image.size
+    corners = {(0, 0): "top-left", (1, 0): "top-right", (0, 1): "bottom-left", (1, 1): "bottom-right"}
+    found = []
+    for label, colour in (("red", (255, 0, 0)), ("blue", (0, 0, 255)), ("green", (0, 255, 0))):
+        for (cx, cy), corner in corners.items():
+            if image.getpixel((cx * (width - 1), cy * (height - 1))) == colour:
+                found.append("%s %s" % (label, corner))
+    return ", ".join(found)
+
+
+def make_jpeg_exif(corpus):
+    corpus.section("JPEG EXIF orientation",
+                   "Every file displays the same upright 96×64 marker picture once its orientation is applied. "
+                   "Odd orientations use Intel (II) byte order, even ones Motorola (MM). APP1 follows the JFIF "
+                   "APP0; IFD0 holds Make, Orientation, X/YResolution and ResolutionUnit.")
+    upright = marker_picture()
+    display, inverse = exif_transposes()
+    upright_bytes = upright.tobytes()
+
+    def encode(image):
+        return cjpeg(["-quality", "95", "-sample", "1x1"], pnm(*image.size, image.tobytes(), 3))
+
+    def check(orientation):
+        def run(data):
+            image = pillow_open(data)
+            tag = image.getexif().get(0x0112)
+            assert tag == (orientation if orientation is not None else None), "Pillow read orientation %r" % tag
+            shown = ImageOps.exif_transpose(image).convert("RGB")
+            assert shown.size == (96, 64)
+            delta = max_delta(shown.tobytes(), upright_bytes)
+            assert delta <= 48
+            return "Pillow: orientation tag %s; after exif_transpose max |Δ| vs upright %d" % (tag, delta)
+        return run
+
+    for orientation in range(1, 9):
+        stored = upright.transpose(inverse[orientation]) if orientation > 1 else upright
+        assert (stored.transpose(display[orientation]) if orientation > 1 else stored).tobytes() == upright_bytes
+        big_endian = orientation % 2 == 0
+        order = "MM" if big_endian else "II"
+        corpus.add("jpeg-exif-orientation-%d-%s.jpg" % (orientation, order.lower()),
+                   insert_after_app0(encode(stored), exif_app1(exif_entries(orientation, big_endian), big_endian)),
+                   what="JPEG 4:4:4 q95, stored %d×%d (%s), EXIF orientation %d, %s" % (
+                       stored.size[0], stored.size[1], where_blocks_are(stored), orientation, order),
+                   exercises="EXIF APP1 parsing (%s) and %s" % (
+                       order, "no transform" if orientation == 1 else "orientation transform %d" % orientation),
+                   expect=DECODES,
+                   header=header_facts(*stored.size, components=3, orientation=orientation),
+                   check=check(orientation))
+    upright_jpeg = encode(upright)
+    for orientation, big_endian in ((0, False), (9, True)):
+        order = "MM" if big_endian else "II"
+        corpus.add("jpeg-exif-orientation-%d-invalid-%s.jpg" % (orientation, order.lower()),
+                   insert_after_app0(upright_jpeg, exif_app1(exif_entries(orientation, big_endian), big_endian)),
+                   what="JPEG 96×64 upright, EXIF orientation %d (out of range), %s" % (orientation, order),
+                   exercises="invalid orientation is treated as 1", expect=DECODES,
+                   header=header_facts(96, 64, components=3, orientation=1), check=check(orientation))
+    corpus.add("jpeg-exif-none-96x64.jpg", upright_jpeg,
+               what="JPEG 96×64 upright, no APP1", exercises="absent EXIF means orientation 1", expect=DECODES,
+               header=header_facts(96, 64, components=3), check=check(None))
+    corpus.add("jpeg-exif-malformed-ifd-offset.jpg",
+               insert_after_app0(upright_jpeg, exif_app1(exif_entries(6, False), False, ifd_pointer=0xFFFFFFF0)),
+               what="JPEG 96×64 upright; EXIF (II) whose IFD0 offset is 0xFFFFFFF0 (past the segment; overflows "
+                    "32-bit offset arithmetic). An orientation-6 IFD is present at offset 8 but not referenced",
+               exercises="EXIF bounds checks; unreadable EXIF means orientation 1", expect=DECODES,
+               header=header_facts(96, 64, components=3), check=check(None))
+    corpus.add("jpeg-exif-malformed-entry-count.jpg",
+               insert_after_app0(upright_jpeg, exif_app1(exif_entries(1, True, with_orientation=False), True,
+                                                         entry_count=0xFFFF)),
+               what="JPEG 96×64 upright; EXIF (MM) IFD0 claims 65535 entries, the segment holds 4 (no Orientation)",
+               exercises="EXIF entry loop must stop at the segment end; orientation 1", expect=DECODES,
+               header=header_facts(96, 64, components=3), check=check(None))
+
+
+def make_jpeg_unsupported(corpus):
+    corpus.section("JPEG processes outside 8-bit DCT",
+                   "Hand-assembled 8×8 gray files (every sample mid-gray) that a libjpeg-turbo 2.x 8-bit build "
+                   "cannot decode.")
+    corpus.add("jpeg-12bit-gray-8x8.jpg", tiny_gray_jpeg(0xC1, 12),
+               what="JPEG SOF1 (extended sequential), 12-bit precision, 1 component, 8×8, all samples 2048",
+               exercises="jpeg_read_header fails with JERR_BAD_PRECISION (\"Unsupported JPEG data precision 12\")",
+               expect=UNSUPPORTED_FEATURE, header=header_facts(8, 8, components=1, bit_depth=12),
+               check=check_mid_gray(0xC1))
+    corpus.add("jpeg-lossless-gray-8x8.jpg", tiny_gray_jpeg(0xC3, 8),
+               what="JPEG SOF3 (lossless, predictor 1), 8-bit, 1 component, 8×8, all samples 128",
+               exercises="JERR_SOF_UNSUPPORTED (\"Unsupported JPEG process: SOF type 0xc3\") in libjpeg-turbo 2.x; "
+                         "libjpeg-turbo ≥ 3.0 decodes it (all 128)",
+               expect=UNSUPPORTED_FEATURE, header=None, check=check_mid_gray(None))
+
+
+def make_jpeg_errors(corpus, produced):
+    corpus.section("JPEG damage and hostile headers",
+                   "Cut or patched copies of jpeg-baseline-420-gradient-256x192.jpg unless stated. libjpeg only "
+                   "warns (and fills gray) on a premature end; the decoder must turn that warning into truncated.")
+    baseline = produced["jpeg-baseline-420-gradient-256x192.jpg"]
+    segments = jpeg_segments(baseline)
+    _, _, sos_header_end, sos_end = next(s for s in segments if s[0] == 0xDA)
+    facts = header_facts(JPEG_W, JPEG_H, components=3)
+    corpus.add("jpeg-error-truncated-half-entropy.jpg",
+               baseline[:sos_header_end + (sos_end - sos_header_end) // 2],
+               what="cut at 50%% of the entropy-coded data (%d of %d bytes), no EOI" % (
+                   (sos_end - sos_header_end) // 2, sos_end - sos_header_end),
+               exercises="JWRN_JPEG_EOF warning → truncated, never a gray-filled picture", expect=TRUNCATED,
+               header=facts)
+    corpus.add("jpeg-error-truncated-after-sos.jpg", baseline[:sos_header_end],
+               what="cut right after the SOS header: no entropy-coded data at all",
+               exercises="premature end before the first MCU", expect=TRUNCATED, header=facts)
+
+    progressive = produced["jpeg-progressive-420-gradient-256x192.jpg"]
+    last_scan = [s for s in jpeg_segments(progressive) if s[0] == 0xDA][-1]
+    scans = len([s for s in jpeg_segments(progressive) if s[0] == 0xDA])
+    corpus.add("jpeg-error-progressive-truncated-last-scan.jpg",
+               progressive[:last_scan[2] + (last_scan[3] - last_scan[2]) // 2],
+               what="copy of jpeg-progressive-420-gradient-256x192.jpg cut in the middle of its last scan "
+                    "(scan %d of %d)" % (scans, scans),
+               exercises="truncation in a refinement scan; with scan skipping the decoder must still notice the "
+                         "missing end (or never claim success for a scan it did not read)",
+               expect=TRUNCATED, header=header_facts(JPEG_W, JPEG_H, components=3, progressive=True))
+
+    header_only = baseline[:2] + b"".join(baseline[s[1]:s[3]] for s in segments if s[0] in (0xE0, 0xDB, 0xC0))
+    corpus.add("jpeg-error-header-only.jpg", header_only,
+               what="SOI + APP0 + DQT + SOF0 only (no DHT, SOS, data or EOI)",
+               exercises="EOF while jpeg_read_header still looks for SOS: libjpeg warns \"Premature end\" "
+                         "(its stdio source inserts a fake EOI), then fails \"missing SOS marker\"; the EOF "
+                         "must win", expect=TRUNCATED)
+
+    head = bytearray(baseline[:sos_header_end])
+    sof = next(s for s in segments if s[0] == 0xC0)
+    head[sof[1] + 5:sof[1] + 9] = struct.pack(">HH", 60000, 60000)
+    corpus.add("jpeg-error-sof-60000x60000.jpg", bytes(head),
+               what="all headers through SOS, SOF0 patched to 60000×60000, no entropy data",
+               exercises="size limit right after jpeg_read_header (3.6 GP > 100 MP; libjpeg's own limit is 65500)",
+               expect=TOO_LARGE, header=header_facts(60000, 60000, components=3))
+
+    garbage = bytes(random.Random(20240611).getrandbits(8) for _ in range(2048))
+    corpus.add("jpeg-error-garbage-after-soi.jpg", b"\xff\xd8\xff" + garbage,
+               what="FF D8 FF (so it sniffs as JPEG) then 2048 seeded pseudo-random bytes; the first marker code "
+                    "is 0x%02X" % garbage[0],
+               exercises="marker parser on garbage: unknown marker → error", expect=CORRUPT)
+
+
+def make_sniffing(corpus, produced):
+    corpus.section("Content sniffing and non-images", "The format comes from magic bytes, never the file name.")
+    png = (corpus.directory / "png-rgb-8bit-67x43.png").read_bytes()
+    corpus.add("sniff-png-data-named.jpg", png,
+               what="byte-identical copy of png-rgb-8bit-67x43.png with a .jpg name",
+               exercises="PNG magic wins over the extension", expect=DECODES,
+               header=png_header_facts(MATRIX_W, MATRIX_H, 2, 8),
+               check=check_twin(corpus, "png-rgb-8bit-67x43.png"), same_pixels_as="png-rgb-8bit-67x43.png")
+    corpus.add("sniff-jpeg-data-named.png", produced["17x13"],
+               what="byte-identical copy of jpeg-odd-17x13.jpg with a .png name",
+               exercises="JPEG magic (FF D8 FF) wins over the extension", expect=DECODES,
+               header=header_facts(17, 13, components=3), same_pixels_as="jpeg-odd-17x13.jpg",
+               check=check_jpeg_close(gradient(17, 13), "RGB", 40))
+    corpus.add("error-empty-file.jpg", b"", what="0 bytes", exercises="sniffing with fewer than 3 bytes",
+               expect=UNSUPPORTED_FORMAT)
+    corpus.add("error-text-file.jpg", b"This is a plain text file, not an image.\n",
+               what="ASCII text named .jpg", exercises="unrecognised magic bytes", expect=UNSUPPORTED_FORMAT)
+    gif = io.BytesIO()
+    Image.new("P", (16, 16), 1).save(gif, "GIF")
+    corpus.add("error-gif-data-named.jpg", gif.getvalue(), what="a valid 16×16 GIF89a named .jpg",
+               exercises="a real image in an unsupported format", expect=UNSUPPORTED_FORMAT)
+
+
+def wallpaper_licence(file_name):
+    """(copyright line, licence) for <release>/<file_name> from the Debian copyright file."""
+    for paragraph in WALLPAPER_COPYRIGHT.read_text().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in paragraph.splitlines() if ": " in line and line[0] != " ")
+        if fields.get("Files", "").split("/")[-1] == file_name:
+            return fields["Copyright"], fields["License"]
+    raise SystemExit("no licence paragraph for " + file_name)
+
+
+PHOTO_LICENCE = "CC-BY-4.0"  # the project accepts CC0 or CC BY only; asserted per photo below
+PHOTO_LICENCE_TEXT = "CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)"
+PHOTOS = {  # key: (file under /usr/share/backgrounds, title, what it shows)
+    "aitzgorri": ("aitzgorri_by_Aitzol_Berasategi.jpg", "aitzgorri", "autumn hillside below a mountain ridge"),
+    "picosdeeuropa": ("picosdeeuropa_by_Aitzol_Berasategi.jpg", "picosdeeuropa",
+                      "path through a meadow to rocky peaks, blue sky"),
+    "sunset": ("sunset_by_Aitzol_Berasategi.jpg", "sunset", "sun low over hills"),
+    "life": ("life_by_Aitzol_Berasategi.jpg", "life", "stream over rocks in a forest"),
+    "friends": ("friends_by_Aitzol_Berasategi.jpg", "friends", "two dogs at a cabin window"),
+}
+
+
+def photo_credit(corpus, name, key, changes):
+    """The credit line for a file derived from photo `key` (changes: what was done to it);
+    also recorded for the README."""
+    credit = wallpaper_credit(key, changes)
+    corpus.credits.append((name, credit))
+    return credit
+
+
+def wallpaper_credit(key, changes):
+    file_name, title, _ = PHOTOS[key]
+    holder, licence = wallpaper_licence(file_name)
+    assert licence == PHOTO_LICENCE, "%s is %s, not %s" % (file_name, licence, PHOTO_LICENCE)
+    return "\"%s\" © %s, %s; %s from %s in Debian lomiri-wallpapers-20.04" % (
+        title, holder, PHOTO_LICENCE_TEXT, changes, file_name)
+
+
+def load_photo(key, size):
+    """The photo scaled (Lanczos) to exactly `size`."""
+    return Image.open(BACKGROUNDS / PHOTOS[key][0]).convert("RGB").resize(size, Image.LANCZOS)
+
+
+def coefficient_buffer_mib(width, height):
+    """libjpeg's whole-image coefficient buffer for 4:2:0 (JBLOCK = 64 × 2 bytes)."""
+    luma = math.ceil(width / 16) * 2 * math.ceil(height / 16) * 2
+    return (luma + 2 * luma // 4) * 128 / 2 ** 20
+
+
+def add_photo_jpeg(corpus, name, key, image, arguments, what, exercises, changes="scaled and re-encoded"):
+    comment = marker_segment(0xFE, photo_credit(corpus, name, key, changes).encode("utf-8"))
+    width, height = image.size
+    progressive = "-progressive" in arguments
+    corpus.add(name, insert_after_app0(cjpeg(arguments, pnm(width, height, image.tobytes(), 3)), comment),
+               what=what, exercises=exercises, expect=DECODES,
+               header=header_facts(width, height, components=3, progressive=progressive),
+               check=lambda data: "Pillow size %dx%d" % pillow_open(data).size)
+
+
+def vignette(width, height):
+    """Alpha 255 inside half the normalised radius, falling linearly to 0 at the corners."""
+    cx, cy = (width - 1) / 2, (height - 1) / 2
+    values = bytearray()
+    for y in range(height):
+        for x in range(width):
+            d = math.hypot((x - cx) / cx, (y - cy) / cy) / math.sqrt(2)
+            values.append(round(255 * min(1.0, max(0.0, (1 - d) / 0.5))))
+    return Image.frombytes("L", (width, height), bytes(values))
+
+
+def make_photos(corpus):
+    corpus.section("Photos", "Real photographs (CC BY 4.0, see Photo credits) for realistic sizes and entropy.")
+    size = (3000, 1998)  # from 3088×2056
+    add_photo_jpeg(corpus, "photo-aitzgorri-baseline-%dx%d.jpg" % size, "aitzgorri", load_photo("aitzgorri", size),
+                   ["-quality", "85"],
+                   what="JPEG baseline 4:2:0 q85 %d×%d photo (%s), COM marker with credit"
+                        % (size + (PHOTOS["aitzgorri"][2],)),
+                   exercises="large baseline decode at DCT scale 1/8 then area filter; realistic entropy")
+
+    size = (2048, 1536)  # from 3264×2448
+    add_photo_jpeg(corpus, "photo-picosdeeuropa-progressive-%dx%d.jpg" % size, "picosdeeuropa",
+                   load_photo("picosdeeuropa", size), ["-quality", "90", "-progressive"],
+                   what="JPEG progressive 4:2:0 q90 %d×%d photo (%s), COM marker with credit"
+                        % (size + (PHOTOS["picosdeeuropa"][2],)),
+                   exercises="large progressive decode: whole-image coefficient buffer (%.0f MiB; refused as "
+                             "tooLarge when max_decoder_memory is below that), scan skipping"
+                             % coefficient_buffer_mib(*size))
+
+    size = (1024, 683)  # from 4272×2848
+    small = load_photo("sunset", size)
+    small.putalpha(vignette(*size))
+    name = "photo-sunset-rgba-vignette-%dx%d.png" % size
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Copyright", photo_credit(corpus, name, "sunset", "scaled, given an alpha vignette and "
+                                                                     "re-encoded as PNG"))
+    buffer = io.BytesIO()
+    small.save(buffer, "PNG", compress_level=9, pnginfo=info)
+    corpus.add(name, buffer.getvalue(),
+               what="PNG RGBA 8-bit %d×%d (Pillow encoder), photo (%s) with a soft alpha vignette: opaque "
+                    "centre, alpha → 0 at the corners" % (size + (PHOTOS["sunset"][2],)),
+               exercises="large non-interlaced RGBA, premultiplied filtering of real data",
+               expect=DECODES, header=png_header_facts(*size, 6, 8),
+               check=check_png_pixels(list(small.getdata())))
+
+    crop = load_photo("life", (721, 480)).crop((40, 0, 680, 480))  # from 3088×2056
+    rows = [[crop.getpixel((x, y)) for x in range(640)] for y in range(480)]
+    name = "photo-life-adam7-rgb-640x480.png"
+    corpus.add(name,
+               encode_png(640, 480, 2, 8, rows, interlace=True, adaptive=True,
+                          text=[("Copyright", photo_credit(corpus, name, "life",
+                                                           "scaled, cropped and re-encoded as PNG"))]),
+               what="PNG RGB 8-bit 640×480 Adam7 (adaptive filters), crop of a photo (%s)" % PHOTOS["life"][2],
+               exercises="larger Adam7 image: sparse resampler over the whole output; libpng interlace memory path",
+               expect=DECODES, header=png_header_facts(640, 480, 2, 8, interlace=True),
+               check=check_png_pixels([p + (255,) for row in rows for p in row]))
+
+    size = (1000, 1502)  # from 2056×3088
+    add_photo_jpeg(corpus, "photo-friends-portrait-%dx%d.jpg" % size, "friends", load_photo("friends", size),
+                   ["-quality", "90"],
+                   what="JPEG baseline 4:2:0 q90 %d×%d portrait photo (%s), stored upright (no EXIF), COM marker "
+                        "with credit" % (size + (PHOTOS["friends"][2],)),
+                   exercises="portrait aspect ratio: fitting a tall image into the box (height-limited); "
+                             "a portrait for demo feeds")
+
+
+# ---------------------------------------------------------------------------------------
+# Independent decoders
+# ---------------------------------------------------------------------------------------
+
+def run_tool(command, data):
+    return subprocess.run(command, input=data, capture_output=True, timeout=300)
+
+
+def parse_pnm(data):
+    """Pixel bytes of a binary PPM/PGM (maxval ≤ 255)."""
+    fields, position = [], 2
+    while len(fields) < 3:
+        while data[position:position + 1].isspace():
+            position += 1
+        start = position
+        while not data[position:position + 1].isspace():
+            position += 1
+        fields.append(int(data[start:position]))
+    return data[position + 1:]
+
+
+def tool_verdict(label, command, data=None, report_stdout=False):
+    """Runs command (data on stdin) and summarises its exit code and messages; stdout is
+    discarded unless it carries the tool's report."""
+    result = subprocess.run(command, input=data, stdout=subprocess.PIPE if report_stdout else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, timeout=300)
+    text = result.stderr + (result.stdout or b"")
+    message = " / ".join(line.strip() for line in text.decode("utf-8", "replace").splitlines() if line.strip())
+    if result.returncode == 0 and (report_stdout or not message):
+        return label + ": ok"
+    message = message.replace(str(OUT) + "/", "")
+    return "%s: exit %d%s" % (label, result.returncode, ": " + message if message else "")
+
+
+def pillow_verdict(data):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            image = pillow_open(data)
+            image.getexif()
+            verdict = "Pillow: ok (%s %s %d×%d)" % (image.format, image.mode, *image.size)
+        except Exception as error:  # any failure is the verdict being recorded
+            verdict = "Pillow: %s: %s" % (type(error).__name__, re.sub(r" object at 0x[0-9a-f]+", "", str(error)))
+    notes = sorted({str(warning.message).strip() for warning in caught})
+    return verdict + "".join(" (warning: %s)" % note for note in notes)
+
+
+class PngImage(ctypes.Structure):
+    """libpng's png_image (simplified API, PNG_IMAGE_VERSION 1)."""
+    _fields_ = [("opaque", ctypes.c_void_p), ("version", ctypes.c_uint32), ("width", ctypes.c_uint32),
+                ("height", ctypes.c_uint32), ("format", ctypes.c_uint32), ("flags", ctypes.c_uint32),
+                ("colormap_entries", ctypes.c_uint32), ("warning_or_error", ctypes.c_uint32),
+                ("message", ctypes.c_char * 64)]
+
+
+def libpng_verdict(library, data):
+    """Reads the whole image to RGBA with the system libpng's png_image API (the library the
+    decoder links). Headers over 100 MP are not decoded: that would allocate the full bitmap."""
+    image = PngImage(version=1)
+    status = library.png_image_begin_read_from_memory(ctypes.byref(image), data, ctypes.c_size_t(len(data)))
+    if status and image.width * image.height > 10 ** 8:
+        verdict = "header ok, %d×%d not decoded" % (image.width, image.height)
+    else:
+        if status:
+            image.format = 3  # PNG_FORMAT_RGBA
+            pixels = ctypes.create_string_buffer(image.width * image.height * 4)
+            status = library.png_image_finish_read(ctypes.byref(image), None, pixels, 0, None)
+        message = image.message.decode("latin-1")
+        verdict = ("ok" if status else "error") + (" (%s: %s)" % ("warning" if status else "message", message)
+                                                   if message else "")
+    library.png_image_free(ctypes.byref(image))
+    return "libpng png_image: " + verdict
+
+
+def verify(corpus):
+    libpng_path = ctypes.util.find_library("png16")
+    libpng = ctypes.CDLL(libpng_path) if libpng_path else None
+    for entry in corpus.entries:
+        data, name = entry["data"], entry["name"]
+        verdicts = [pillow_verdict(data)]
+        huge = entry["header"] is not None and entry["header"]["width"] * entry["header"]["height"] > 10 ** 8
+        if name.endswith(".jpg"):
+            # A huge header with no data would make djpeg emit gigabytes of gray; 1/8 keeps it small.
+            scale = ["-scale", "1/8"] if huge else []
+            verdicts.append(tool_verdict(" ".join(["djpeg", *scale]), ["djpeg", *scale, "-pnm"], data))
+        elif name.endswith(".png"):
+            if libpng is not None:
+                verdicts.append(libpng_verdict(libpng, data))
+            if shutil.which("pngtopnm"):
+                verdicts.append(tool_verdict("pngtopnm", ["pngtopnm"], data))
+            if shutil.which("pngfix"):
+                verdicts.append(tool_verdict("pngfix", ["pngfix", "-e", "-w", str(corpus.directory / entry["path"])],
+                                             report_stdout=True))
+        entry["tools"] = "; ".join(verdicts)
+        if entry["check"] is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # Pillow's EXIF warnings are already in the verdict
+                entry["note"] = entry["check"](data) or ""
+        print("%-60s %8d  %s" % (entry["path"], len(data), entry["expect"]))
+
+
+# ---------------------------------------------------------------------------------------
+# README and manifest
+# ---------------------------------------------------------------------------------------
+
+README_INTRO = """# Test images
+
+**Every file at the top level of `TestImages/` decodes.** The subfolder `invalid/` holds the
+files that must be refused, each with the typed error the decoder is expected to report (listed
+below, in the tables under Files and as `expect` in manifest.json). A demo or feed can thumbnail
+`TestImages/*.jpg` and `TestImages/*.png` without meeting a failure.
+
+Generated by `scripts/make-test-images.py` (run `/usr/bin/python3 scripts/make-test-images.py`
+from the repository root). Do not edit files here by hand: change the script and re-run it. The
+script is deterministic; with the same zlib, libjpeg-turbo and Pillow versions it reproduces every
+file byte for byte. `manifest.json` holds the tables below in machine-readable form (`path`
+relative to `TestImages/`, e.g. `invalid/png-error-no-idat.png`, expected outcome and header facts
+per file) for tests that iterate the corpus.
+
+## Files that must be refused (`invalid/`)
+
+| File | Expected error |
+| --- | --- |
+{invalid}
+"""
+
+README_HEAD = """
+
+## Expected outcomes
+
+`decodes` means `ct_decode_*` returns `CT_OK`; the other values are the Swift error names:
+`corrupt`, `truncated`, `tooLarge`, `unsupportedFeature`, `unsupportedFormat`. All expectations
+assume `ct_default_decode_options()` (256×256 box, 100 MP, 512 MiB).
+
+`header` in manifest.json is what the file's headers say, in `ct_image_info` terms: size as
+stored, components (palette PNGs count as 3; tRNS sets has_alpha), bit depth, progressive/Adam7,
+EXIF orientation (1 when absent or out of range). It is null when the headers themselves are
+damaged or missing. `ct_probe_memory` reads only headers, so it reports these facts for every
+file that decodes and for files whose damage lies in the image data (truncated, bad IDAT CRC,
+bad zlib), while it already fails for the `tooLarge` files (the limit check) and, with
+libjpeg-turbo 2.x, for the 12-bit JPEG (`unsupportedFeature`).
+
+## Pixel formulas
+
+Coordinates: x = column, y = row, both from 0. ⌊ ⌋ is floor. Area-filter results below are
+exact real numbers; where one ends in .5 either rounding is correct.
+
+### Reference patterns
+
+* `ref-blocks-256x192.png` (RGB): pixel (x, y) lies in block (bx, by) = (⌊x/8⌋, ⌊y/8⌋),
+  bx = 0…31, by = 0…23, colour **(8·bx + 4, 10·by + 5, 255 − 4·(bx + by))**. Exact
+  integer results of an area downscale:
+  * ×8 to 32×24: pixel (i, j) = the colour of block (i, j);
+  * ×16 to 16×12: (16i + 8, 20j + 10, 251 − 8(i + j));
+  * ×32 to 8×6: (32i + 16, 40j + 20, 243 − 16(i + j)).
+  `ref-blocks-256x192-q100-444.jpg` is the same picture as a q100 4:4:4 JPEG whose blocks sit on
+  the DCT grid: decoded at DCT scale 1/8 (box 32×24) every pixel is its block colour ±2.
+* `ref-gray-ramp-256x16.png` (gray): value **x** in every row. Downscaling width by an
+  integer factor f (f divides 256) gives column k = f·k + (f − 1)/2 (e.g. ×8: 8k + 3.5).
+* `ref-checker-1px-256x256.png` (gray): **255 where x + y is odd, 0 where even** (black at
+  (0,0)). Any downscale by an even factor gives 127.5 everywhere (127 or 128); a point-sampling
+  decoder gives 0 or 255.
+* `ref-premultiply-red-clear-green-128x64.png` (RGBA): **even x → (255, 0, 0, 255), odd x →
+  (0, 255, 0, 0)**. Filtered premultiplied (as `ct_resampler` does), every output pixel with
+  alpha > 0 is exactly RGB (255, 0, 0) at any ratio, and alpha = 255 × the fraction of red
+  columns covered: at 2× (box 64×32) the result is (255, 0, 0, 127.5 → 127 or 128). A
+  straight-alpha average gives (127.5, 127.5, 0, 127.5): brownish.
+* `png-gray-16bit-scale-vs-strip-256x8.png` (gray 16-bit): column x holds **V = 256·x + 255**
+  in every row. `png_set_strip_16` (V >> 8) gives **x**; `png_set_scale_16`
+  (⌊(V·255 + 32767)/65535⌋, the nearest 8-bit value) gives **x + 1 for x ≤ 126 and x for
+  x ≥ 127**. Which one is right depends on the decoder's choice; the two differ in 127 columns.
+
+### PNG colour-type matrix (`png-<type>-<depth>-67x43[-adam7].png`, also 1×1 and 5×3)
+
+All files are 67×43 (not multiples of 8, so every Adam7 pass and sub-byte row has a partial
+end) unless named otherwise. Filter types rotate 0, 1, 2, 3, 4 over consecutive scanlines
+(counting across Adam7 passes). Stored samples, at the file's bit depth d:
+
+* gray d ≤ 8 and palette indices: **S_d(x, y) = (x + 3y) mod 2^d**; decoded gray =
+  S_d · 255 / (2^d − 1) (×255, ×85, ×17, ×1 for d = 1, 2, 4, 8);
+* alpha (gray+alpha, RGBA): **A(x, y) = 255 − ((5x + 3y) mod 192)**, 64…255, never 0;
+* RGB: **R = (4x + y) mod 256, G = (x + 4y) mod 256, B = (255 − 2x − 2y) mod 256**;
+* palette entry i: **((73i + 16) mod 256, (151i + 64) mod 256, (199i + 32) mod 256)**, the
+  PLTE has all 2^d entries;
+* 16-bit files store every 8-bit value above × 257, so strip and scale both give exactly the
+  8-bit twin's output;
+* `palette-8bit-trns`: indices as palette-8bit; tRNS has 128 entries, **alpha(i) = 2i for
+  i < 128**, indices ≥ 128 are opaque (index 0 is fully transparent);
+* `gray-8bit-trns`: 8×8 blocks with (⌊x/8⌋ + ⌊y/8⌋) mod 3 = 0 are gray **250** = the tRNS key
+  (alpha 0), all other pixels are S_8 (never 250) and opaque;
+* `rgb-8bit-trns`: the same blocks are **(255, 0, 255)** = the tRNS key (alpha 0), all other
+  pixels are the RGB formula (never the key) and opaque.
+
+Decoded at full size (the 256×256 default box never downscales these) the RGBA output equals the
+formula exactly, and every `-adam7` file must produce byte-identical output to its twin at any
+box size. Where alpha is 0 the colour channels of a straight-alpha output are not specified.
+
+### JPEG gradient (`jpeg-*-gradient-*`, `jpeg-odd-*`)
+
+For a W×H image: **R = ⌊255x/(W−1)⌋, G = ⌊255y/(H−1)⌋** (0 when that side is 1 px), **B = 255 −
+⌊(R + G)/2⌋**. Grayscale files hold **L = ⌊(R + G)/2⌋**. JPEG is lossy: the table gives the
+largest channel difference between Pillow's full-size decode and the formula.
+
+### EXIF marker picture (`jpeg-exif-*`)
+
+The upright picture is 96×64 white with three 24×24 blocks: **red (255,0,0) at x < 24, y < 24;
+blue (0,0,255) at x ≥ 72, y < 24; green (0,255,0) at x < 24, y ≥ 40**. Each file stores this
+picture transformed by the inverse of its orientation, so applying the orientation always gives
+the upright picture (96×64); orientations 5–8 are stored 64×96. The table says where the blocks
+are in the stored pixels.
+
+### CMYK blocks (`jpeg-cmyk-adobe-blocks-128x64.jpg`)
+
+Four columns × two rows of 32×32 blocks, inks (C, M, Y, K) → expected RGB:
+
+| block | row 0 | row 1 |
+| --- | --- | --- |
+| column 0 | (255,0,0,0) cyan → (0,255,255) | (0,0,0,0) none → (255,255,255) |
+| column 1 | (0,255,0,0) magenta → (255,0,255) | (255,255,0,0) C+M → (0,0,255) |
+| column 2 | (0,0,255,0) yellow → (255,255,0) | (0,0,0,128) half K → (127,127,127) |
+| column 3 | (0,0,0,255) black → (0,0,0) | (255,0,255,0) C+Y → (0,255,0) |
+
+The file stores Adobe-inverted samples (C' = 255 − C …) with an Adobe APP14 marker, transform 0;
+RGB = (C'·K'/255, M'·K'/255, Y'·K'/255).
+
+## Files
+
+Sizes are in bytes. "Independent decoders" is what each tool said when the script ran:
+Pillow (its own PNG decoder; libjpeg-turbo for JPEG), djpeg (libjpeg-turbo), the system
+libpng through its `png_image` API (reads every row, tolerates a missing IEND), pngtopnm
+(netpbm on libpng; calls `png_read_end`, so it needs IEND) and pngfix (libpng's checker).
+"exit 2" from djpeg means it only warned and wrote a gray-filled picture. After the verdicts
+comes the script's own pixel check where there is one.
+"""
+
+README_TAIL = """
+## Photo credits
+
+The {photo_count} `photo-*` files are derived from photographs by Aitzol Berasategi in Debian's
+`lomiri-wallpapers-20.04` package (`/usr/share/backgrounds/`), which
+`/usr/share/doc/lomiri-wallpapers-20.04/copyright` lists under CC-BY-4.0 (the script reads that
+file and stops unless every source photo is CC-BY-4.0). They were scaled, cropped (the 640×480
+one), given an alpha vignette (the RGBA one) and re-encoded, and each carries its credit in a
+JPEG COM marker or PNG tEXt chunk. These files are licensed **CC BY 4.0**
+(https://creativecommons.org/licenses/by/4.0/) by their author, not under the project's licence;
+keep the credit when redistributing them:
+
+{credits}
+
+## Limits of this corpus
+
+* The 12-bit and lossless JPEGs are assembled by hand; no decoder available here reads those
+  processes, so only their headers were exercised (the same construction at 8-bit precision
+  decodes to mid-gray). The lossless file decodes (all 128) on libjpeg-turbo 3.x, although it
+  sits in `invalid/` (its expectation assumes libjpeg-turbo 2.x, as in Debian 12).
+* `jpeg-arithmetic-*` decodes with libjpeg-turbo as Debian builds it; a build without arithmetic
+  decoding reports it as unsupportedFeature, which the C header lists as acceptable.
+* Photo file sizes: {photo_sizes}; the whole folder stays under 4.5 MB.
+* Byte-for-byte reproduction of the photo files and the CMYK JPEG needs the same Pillow (resize,
+  JPEG decode of the originals) and libjpeg-turbo versions; all hand-written PNGs only need the
+  same zlib.
+"""
+
+
+def markdown_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def write_readme(corpus):
+    invalid = "\n".join("| `%s` | **%s** |" % (e["path"], e["expect"]) for e in corpus.entries
+                         if e["expect"] != DECODES)
+    lines = [README_INTRO.format(invalid=invalid) + README_HEAD]
+    family = None
+    for entry in corpus.entries:
+        if entry["family"] is not family:
+            family = entry["family"]
+            lines.append("\n### %s\n" % family["title"])
+            if family["intro"]:
+                lines.append(family["intro"] + "\n")
+            lines.append("| File | Bytes | What it is | Exercises | Expected | Independent decoders |")
+            lines.append("| --- | ---: | --- | --- | --- | --- |")
+        verdict = entry["tools"] + (". Check: " + entry["note"] if entry["note"] else "")
+        lines.append("| `%s` | %d | %s | %s | **%s** | %s |" % (
+            entry["path"], len(entry["data"]), markdown_cell(entry["what"]), markdown_cell(entry["exercises"]),
+            entry["expect"], markdown_cell(verdict)))
+    total = sum(len(entry["data"]) for entry in corpus.entries)
+    refused = sum(1 for entry in corpus.entries if entry["expect"] != DECODES)
+    lines.append("\n%d files (%d at the top level that decode, %d in `invalid/`), %d bytes in total (%.2f MB), "
+                 "plus this README and manifest.json.\n"
+                 % (len(corpus.entries), len(corpus.entries) - refused, refused, total, total / 1e6))
+    credits = "\n".join("* `%s`: %s." % credit for credit in corpus.credits)
+    sizes = {name: len((corpus.directory / name).read_bytes()) for name, _ in corpus.credits}
+    photo_sizes = ", ".join("%.2f MB (`%s`)" % (size / 1e6, name) for name, size in sizes.items())
+    lines.append(README_TAIL.format(credits=credits, photo_count=len(corpus.credits),
+                                    photo_sizes=photo_sizes))
+    (corpus.directory / "README.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def sniffed_format(data):
+    if data[:3] == b"\xff\xd8\xff":
+        return "jpeg"
+    return "png" if data[:8] == PNG_SIGNATURE else "unknown"
+
+
+def write_manifest(corpus):
+    files = [{"path": e["path"], "name": e["name"], "bytes": len(e["data"]), "format": sniffed_format(e["data"]),
+              "expect": e["expect"], "header": e["header"], "same_pixels_as": e["same_pixels_as"]}
+             for e in corpus.entries]
+    text = json.dumps({"generator": "scripts/make-test-images.py", "files": files}, indent=1, ensure_ascii=False)
+    (corpus.directory / "manifest.json").write_text(text + "\n", encoding="utf-8")
+
+
+def main():
+    for tool in ("cjpeg", "djpeg"):
+        if shutil.which(tool) is None:
+            raise SystemExit("%s not found: install libjpeg-turbo-progs" % tool)
+    OUT.mkdir(exist_ok=True)
+    corpus = Corpus(OUT)
+    make_reference(corpus)
+    make_png_matrix(corpus)
+    make_png_special(corpus)
+    make_png_errors(corpus)
+    produced = make_jpeg_variants(corpus)
+    make_jpeg_exif(corpus)
+    make_jpeg_unsupported(corpus)
+    make_jpeg_errors(corpus, produced)
+    make_sniffing(corpus, produced)
+    make_photos(corpus)
+    verify(corpus)
+    write_readme(corpus)
+    write_manifest(corpus)
+    known = {entry["path"] for entry in corpus.entries} | {"README.md", "manifest.json", INVALID}
+    for stray in sorted(str(path.relative_to(OUT)) for path in OUT.rglob("*") if str(path.relative_to(OUT)) not in known):
+        print("warning: %s is not produced by this script" % stray, file=sys.stderr)
+    total = sum(len(entry["data"]) for entry in corpus.entries)
+    print("%d files, %d bytes" % (len(corpus.entries), total))
+
+
+if __name__ == "__main__":
+    main()
