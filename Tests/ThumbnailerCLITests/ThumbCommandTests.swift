@@ -4,11 +4,15 @@ import Testing
 import ThumbnailKit
 
 /// `thumbnailer thumb`, run as a real process on real files.
-@Suite struct ThumbCommandTests {
+@Suite final class ThumbCommandTests {
     let directory: URL
 
     init() throws {
         directory = try Fixtures.temporaryDirectory()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
     }
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
