@@ -57,8 +57,7 @@ Options:
   -h, --help          this text
 
 The release build is 'swift build -c release --static-swift-stdlib --product thumbnailer --scratch-path .build-bench'
-in $REPO; it is attempted only when Sources/CThumbnail/ct_jpeg_decode.c and
-ct_png_decode.c exist. If it fails, the peers are still timed.
+in $REPO; a failed build stops the benchmark.
 EOF
 }
 
@@ -178,32 +177,14 @@ prepare_thumbnailer() {
     local bin="$REPO/.build-bench/release/thumbnailer"
     local log="$BENCH_DIR/swift-build.log"
     if [ "$BUILD" -eq 1 ]; then
-        local missing=()
-        for f in ct_jpeg_decode.c ct_png_decode.c; do
-            [ -f "$REPO/Sources/CThumbnail/$f" ] || missing+=("$f")
-        done
-        if [ ${#missing[@]} -gt 0 ]; then
-            say "SKIPPING thumbnailer: Sources/CThumbnail/${missing[*]} not there yet (decoders unfinished); timing the peers only"
-            THUMBNAILER=""; THUMBNAILER_INFO="skipped: Sources/CThumbnail/${missing[*]} missing"
-            return 0
-        fi
-        if ! command -v swift >/dev/null 2>&1; then
-            say "SKIPPING thumbnailer: swift is not on PATH"
-            THUMBNAILER=""; THUMBNAILER_INFO="skipped: no swift"; return 0
-        fi
+        command -v swift >/dev/null 2>&1 || die "swift is not on PATH (use --no-thumbnailer to time the peers only)"
         say "building thumbnailer (release, static Swift runtime, --scratch-path .build-bench; log: $log)"
         if ! (cd "$REPO" && swift build -c release --static-swift-stdlib --product thumbnailer --scratch-path .build-bench) >"$log" 2>&1; then
-            say "SKIPPING thumbnailer: the release build failed; last lines of $log:"
             grep -E 'error:' "$log" | head -n 10 >&2 || true
-            tail -n 5 "$log" >&2
-            THUMBNAILER=""; THUMBNAILER_INFO="skipped: release build failed (see $log)"
-            return 0
+            die "the release build failed; see $log"
         fi
     fi
-    if [ ! -x "$bin" ]; then
-        say "SKIPPING thumbnailer: $bin does not exist"
-        THUMBNAILER=""; THUMBNAILER_INFO="skipped: no binary at $bin"; return 0
-    fi
+    [ -x "$bin" ] || die "$bin does not exist (run without --no-build)"
     THUMBNAILER="$bin"
     local head dirty
     head="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo "no commit")"

@@ -96,7 +96,9 @@ typedef enum ct_layout {
  * output pixel, so the result is exact for any ratio, not only integers.
  * Layouts with alpha are filtered premultiplied and written straight.
  *
- * Memory: two rows of accumulators for the output and one reduced row, plus
+ * Rows are summed vertically at source width (one multiply-add per sample),
+ * then each finished output row is reduced horizontally.
+ * Memory: two source-width rows of 64-bit accumulators, plus
  * the destination (dst_width × dst_height × 4), which the caller owns.
  * Interlaced input uses ct_resampler_init_sparse, which keeps accumulators
  * for the whole (small) output instead.
@@ -108,9 +110,7 @@ typedef struct ct_resampler {
     uint8_t *dst;
     /* horizontal: per output column, first/last source column and edge weights */
     uint32_t *col_first, *col_last, *col_first_weight, *col_last_weight;
-    /* one horizontally reduced row, layout-many sums per output column */
-    uint64_t *reduced;
-    /* vertical accumulators: current output row and the next one */
+    /* source-width vertical sums for the current output row and the next one */
     uint64_t *acc_current, *acc_next;
     uint32_t next_src_row;
     uint32_t current_dst_row;

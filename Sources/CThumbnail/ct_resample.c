@@ -72,24 +72,6 @@ CT_ALWAYS_INLINE void ct_add_weighted(uint64_t *sum, const uint8_t *p, int chann
     }
 }
 
-/* Longest run of whole pixels summed in 32 bits: 65535 × 255 × 255 fits. */
-#define CT_MIDDLE_RUN 65535u
-
-/* Adds one pixel (premultiplied where the layout has alpha) to 32-bit sums. */
-CT_ALWAYS_INLINE void ct_add_unweighted(uint32_t *sum, const uint8_t *p, int channels) {
-    switch (channels) {
-    case 1: sum[0] += p[0]; break;
-    case 2: sum[0] += (uint32_t)p[0] * p[1]; sum[1] += p[1]; break;
-    case 3: sum[0] += p[0]; sum[1] += p[1]; sum[2] += p[2]; break;
-    default:
-        sum[0] += (uint32_t)p[0] * p[3];
-        sum[1] += (uint32_t)p[1] * p[3];
-        sum[2] += (uint32_t)p[2] * p[3];
-        sum[3] += p[3];
-        break;
-    }
-}
-
 /* The part both modes share: checks the sizes and records them. */
 static ct_status ct_resampler_setup(ct_resampler *r, ct_alloc *alloc, uint32_t src_width, uint32_t src_height,
                                     uint32_t dst_width, uint32_t dst_height, ct_layout layout, uint8_t *dst,
@@ -114,16 +96,14 @@ ct_status ct_resampler_init(ct_resampler *r, ct_alloc *alloc, uint32_t src_width
     ct_status status = ct_resampler_setup(r, alloc, src_width, src_height, dst_width, dst_height, layout, dst, error);
     if (status != CT_OK || ct_is_identity(r)) return status;
 
-    size_t sums = (size_t)dst_width * layout;
+    size_t sums = (size_t)src_width * layout;
     r->col_first = ct_alloc_bytes(alloc, sizeof(uint32_t) * dst_width);
     r->col_last = ct_alloc_bytes(alloc, sizeof(uint32_t) * dst_width);
     r->col_first_weight = ct_alloc_bytes(alloc, sizeof(uint32_t) * dst_width);
     r->col_last_weight = ct_alloc_bytes(alloc, sizeof(uint32_t) * dst_width);
-    r->reduced = ct_alloc_bytes(alloc, sizeof(uint64_t) * sums);
     r->acc_current = ct_alloc_zeroed(alloc, sums, sizeof(uint64_t));
     r->acc_next = ct_alloc_zeroed(alloc, sums, sizeof(uint64_t));
-    if (!r->col_first || !r->col_last || !r->col_first_weight || !r->col_last_weight || !r->reduced
-        || !r->acc_current || !r->acc_next) {
+    if (!r->col_first || !r->col_last || !r->col_first_weight || !r->col_last_weight || !r->acc_current || !r->acc_next) {
         ct_resampler_free(r);
         return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for the resampler");
     }
@@ -144,25 +124,53 @@ ct_status ct_resampler_init(ct_resampler *r, ct_alloc *alloc, uint32_t src_width
     return CT_OK;
 }
 
-/* Reduces one source row to dst_width columns of weighted sums (total weight src_width each). */
-CT_ALWAYS_INLINE void ct_reduce_row(ct_resampler *r, const uint8_t *row, int channels) {
+/*
+ * Adds one source row into source-width accumulators with the row's vertical
+ * weight. This is the per-pixel work: one multiply-add per sample in a
+ * straight loop the compiler vectorizes (premultiplying first where the
+ * layout has alpha).
+ */
+CT_ALWAYS_INLINE void ct_accumulate_row(uint64_t *restrict sums, const uint8_t *restrict row, uint32_t width,
+                                        int channels, uint64_t weight) {
+    switch (channels) {
+    case 1:
+    case 3:
+        for (size_t i = 0; i < (size_t)width * channels; i++) sums[i] += row[i] * weight;
+        break;
+    case 2:
+        for (size_t x = 0; x < width; x++) {
+            uint64_t alpha = row[2 * x + 1] * weight;
+            sums[2 * x] += row[2 * x] * alpha;
+            sums[2 * x + 1] += alpha;
+        }
+        break;
+    default:
+        for (size_t x = 0; x < width; x++) {
+            uint64_t alpha = row[4 * x + 3] * weight;
+            sums[4 * x] += row[4 * x] * alpha;
+            sums[4 * x + 1] += row[4 * x + 1] * alpha;
+            sums[4 * x + 2] += row[4 * x + 2] * alpha;
+            sums[4 * x + 3] += alpha;
+        }
+        break;
+    }
+}
+
+/* Reduces one output row's source-width sums horizontally and writes its pixels. */
+CT_ALWAYS_INLINE void ct_emit_row(ct_resampler *r, const uint64_t *sums, int channels) {
     const uint64_t middle_weight = r->dst_width;
-    uint64_t *out = r->reduced;
-    for (uint32_t o = 0; o < r->dst_width; o++, out += channels) {
+    const uint64_t total = (uint64_t)r->src_width * r->src_height;
+    uint8_t *out = r->dst + (size_t)r->current_dst_row * r->dst_width * 4;
+    for (uint32_t o = 0; o < r->dst_width; o++) {
         uint32_t first = r->col_first[o], last = r->col_last[o];
         uint64_t sum[4] = {0, 0, 0, 0};
-        ct_add_weighted(sum, row + (size_t)first * channels, channels, r->col_first_weight[o]);
+        for (int c = 0; c < channels; c++) sum[c] = sums[(size_t)first * channels + c] * r->col_first_weight[o];
         if (last > first) {
-            /* Whole source pixels: plain 32-bit sums (65025 × 65535 < 2^32 per run), weighted once. */
-            for (uint32_t run = first + 1; run < last; run += CT_MIDDLE_RUN) {
-                uint32_t run_end = last - run > CT_MIDDLE_RUN ? run + CT_MIDDLE_RUN : last;
-                uint32_t middle[4] = {0, 0, 0, 0};
-                for (uint32_t x = run; x < run_end; x++) ct_add_unweighted(middle, row + (size_t)x * channels, channels);
-                for (int c = 0; c < channels; c++) sum[c] += (uint64_t)middle[c] * middle_weight;
-            }
-            ct_add_weighted(sum, row + (size_t)last * channels, channels, r->col_last_weight[o]);
+            for (uint32_t x = first + 1; x < last; x++)
+                for (int c = 0; c < channels; c++) sum[c] += sums[(size_t)x * channels + c] * middle_weight;
+            for (int c = 0; c < channels; c++) sum[c] += sums[(size_t)last * channels + c] * r->col_last_weight[o];
         }
-        for (int c = 0; c < channels; c++) out[c] = sum[c];
+        ct_finish_pixel(out + (size_t)o * 4, sum, channels, total);
     }
 }
 
@@ -173,27 +181,20 @@ CT_ALWAYS_INLINE void ct_push_row(ct_resampler *r, const uint8_t *row, int chann
         for (uint32_t x = 0; x < r->src_width; x++) ct_copy_pixel(out + (size_t)x * 4, row + (size_t)x * channels, channels);
         return;
     }
-    ct_reduce_row(r, row, channels);
-
     uint64_t sh = r->src_height, dh = r->dst_height;
     uint64_t row_start = y * dh, row_end = (y + 1) * dh;
     uint64_t output_end = ((uint64_t)r->current_dst_row + 1) * sh;
     uint64_t weight_current = (row_end < output_end ? row_end : output_end) - row_start;
     uint64_t weight_next = dh - weight_current;
-    size_t sums = (size_t)r->dst_width * channels;
-    for (size_t i = 0; i < sums; i++) r->acc_current[i] += r->reduced[i] * weight_current;
-    if (weight_next > 0)
-        for (size_t i = 0; i < sums; i++) r->acc_next[i] += r->reduced[i] * weight_next;
+    ct_accumulate_row(r->acc_current, row, r->src_width, channels, weight_current);
+    if (weight_next > 0) ct_accumulate_row(r->acc_next, row, r->src_width, channels, weight_next);
 
     if (row_end >= output_end) {
-        uint64_t total = (uint64_t)r->src_width * r->src_height;
-        uint8_t *out = r->dst + (size_t)r->current_dst_row * r->dst_width * 4;
-        for (uint32_t o = 0; o < r->dst_width; o++)
-            ct_finish_pixel(out + (size_t)o * 4, r->acc_current + (size_t)o * channels, channels, total);
+        ct_emit_row(r, r->acc_current, channels);
         uint64_t *finished = r->acc_current;
         r->acc_current = r->acc_next;
         r->acc_next = finished;
-        memset(r->acc_next, 0, sums * sizeof(uint64_t));
+        memset(r->acc_next, 0, (size_t)r->src_width * channels * sizeof(uint64_t));
         r->current_dst_row++;
     }
 }
@@ -300,7 +301,6 @@ void ct_resampler_free(ct_resampler *r) {
     ct_alloc_free(alloc, r->col_last);
     ct_alloc_free(alloc, r->col_first_weight);
     ct_alloc_free(alloc, r->col_last_weight);
-    ct_alloc_free(alloc, r->reduced);
     ct_alloc_free(alloc, r->acc_current);
     ct_alloc_free(alloc, r->acc_next);
     ct_alloc_free(alloc, r->acc_all);

@@ -1,12 +1,6 @@
 import ArgumentParser
 import ThumbnailKit
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// `thumbnailer thumb INPUT...`: thumbnails of local JPEG and PNG files.
 struct ThumbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +41,7 @@ struct ThumbCommand: AsyncParsableCommand {
     func run() async throws {
         let plan = try outputPlan()
         if case .directory(let directory) = plan.destination {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try OutputFile.createDirectory(directory)
         }
         let job = ThumbJob(
             decoder: ThumbnailDecoder(size: size),

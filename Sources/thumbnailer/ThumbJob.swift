@@ -1,9 +1,9 @@
 import ThumbnailKit
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The result of one input of `thumbnailer thumb`.
@@ -25,7 +25,7 @@ struct ThumbJob: Sendable {
     let encoder: ThumbnailEncoder
     let plan: OutputPlan
     /// How many inputs are processed at once. Default: the number of active cores.
-    var parallelism = ProcessInfo.processInfo.activeProcessorCount
+    var parallelism = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     /// Outcomes in input order, each as soon as it and all before it are done.
     func run(_ inputs: [String]) -> AsyncStream<ThumbOutcome> {
@@ -66,22 +66,11 @@ struct ThumbJob: Sendable {
             let thumbnail = try decoder.decode(contentsOfFile: input)
             let target = plan.target(for: input, thumbnail: thumbnail, encoder: encoder)
             let bytes = try encoder.encode(thumbnail, as: target.format)
-            do {
-                try Data(bytes).write(to: URL(fileURLWithPath: target.path), options: .atomic)
-            } catch {
-                throw OutputError(path: target.path, reason: "\(error)")
-            }
+            try OutputFile.save(bytes, to: target.path)
             return .init(output: target.path, format: target.format, thumbnail: thumbnail)
         }
         let elapsed = clock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         return ThumbOutcome(input: input, result: result, milliseconds: milliseconds)
     }
-}
-
-/// Writing a thumbnail file failed.
-struct OutputError: Error, CustomStringConvertible {
-    let path: String
-    let reason: String
-    var description: String { "cannot write \(path): \(reason)" }
 }

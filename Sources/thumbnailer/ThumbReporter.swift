@@ -1,11 +1,5 @@
 import ThumbnailKit
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,27 +10,11 @@ import Darwin
 struct ThumbReporter {
     let json: Bool
 
-    /// One input's record in `--json` output.
-    struct Record: Encodable {
-        var input: String
-        var output: String?
-        var format: String?
-        var sourceWidth: Int?
-        var sourceHeight: Int?
-        var width: Int?
-        var height: Int?
-        var scale: String?
-        var peakDecodeBytes: Int?
-        var milliseconds: Double
-        var error: String?
-        var reason: String?
-    }
-
     func report(_ outcome: ThumbOutcome) {
         switch outcome.result {
         case .success(let written):
             if json {
-                printJSON(record(outcome, written))
+                print(record(outcome, written).text)
             } else {
                 let t = written.thumbnail, r = t.report
                 print("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(r.source.width)x\(r.source.height), scale \(r.scaleNumerator)/8, \(Self.format(milliseconds: outcome.milliseconds)))")
@@ -45,33 +23,42 @@ struct ThumbReporter {
             let (kind, reason) = Self.describe(error)
             Self.printError("thumbnailer: \(outcome.input): \(kind): \(reason)")
             if json {
-                printJSON(Record(input: outcome.input, milliseconds: outcome.milliseconds, error: kind, reason: reason))
+                var line = JSONLine()
+                line.add("input", outcome.input)
+                line.add("error", kind)
+                line.add("reason", reason)
+                line.add("milliseconds", Self.rounded(outcome.milliseconds))
+                print(line.text)
             }
         }
     }
 
-    private func record(_ outcome: ThumbOutcome, _ written: ThumbOutcome.Written) -> Record {
+    /// One input's `--json` object: where it went, the sizes, the DCT scale and what the decode cost.
+    private func record(_ outcome: ThumbOutcome, _ written: ThumbOutcome.Written) -> JSONLine {
         let thumbnail = written.thumbnail, report = thumbnail.report
-        return Record(
-            input: outcome.input, output: written.output, format: written.format.rawValue,
-            sourceWidth: report.source.width, sourceHeight: report.source.height,
-            width: thumbnail.width, height: thumbnail.height, scale: "\(report.scaleNumerator)/8",
-            peakDecodeBytes: report.peakDecodeBytes,
-            milliseconds: (outcome.milliseconds * 1000).rounded() / 1000)
+        var line = JSONLine()
+        line.add("input", outcome.input)
+        line.add("output", written.output)
+        line.add("format", written.format.rawValue)
+        line.add("sourceWidth", report.source.width)
+        line.add("sourceHeight", report.source.height)
+        line.add("width", thumbnail.width)
+        line.add("height", thumbnail.height)
+        line.add("scale", "\(report.scaleNumerator)/8")
+        line.add("peakDecodeBytes", report.peakDecodeBytes)
+        line.add("milliseconds", Self.rounded(outcome.milliseconds))
+        return line
     }
 
-    private func printJSON(_ record: Record) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(record) else { return }
-        print(String(decoding: data, as: UTF8.self))
+    private static func rounded(_ milliseconds: Double) -> Double {
+        (milliseconds * 1000).rounded() / 1000
     }
 
     private static func describe(_ error: any Error) -> (kind: String, reason: String) {
         switch error {
         case let error as ThumbnailDecodingError: (error.kind, error.message)
         case let error as ThumbnailEncodingError: ("encodingFailed", error.message)
-        case let error as OutputError: ("writeFailed", error.description)
+        case let error as OutputFile.WriteError: ("writeFailed", error.description)
         default: ("failed", "\(error)")
         }
     }

@@ -93,6 +93,15 @@ import ThumbnailKit
         #expect(written == ["good.jpg"], "no partial or temporary files: \(written)")
     }
 
+    @Test func anUnwritableOutputIsAFailureNamingThePath() throws {
+        let input = try writeJPEG("photo.jpg")
+        let run = try ChildProcess.run(["thumb", input, "-o", "/nonexistent-dir/out.jpg"])
+
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("writeFailed") && run.standardError.contains("/nonexistent-dir/out.jpg"),
+                "\(run.standardError)")
+    }
+
     @Test(arguments: [
         ["thumb"],
         ["thumb", "x.jpg", "--quality", "0"],
@@ -128,6 +137,15 @@ import ThumbnailKit
         let failure = objects[1]
         #expect(failure["error"] as? String == "unreadable")
         #expect((failure["reason"] as? String)?.contains("missing.png") == true)
+    }
+
+    @Test func jsonEscapesAwkwardFileNames() throws {
+        let input = try writeJPEG("we\"ird\\na\tme\u{1}é.jpg")
+        let run = try ChildProcess.run(["thumb", input, "--json", "-o", path("out.jpg")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+        #expect(record?["input"] as? String == input)
     }
 
     @Test func aBigJPEGIsThumbnailedWithoutAFullSizeFrame() throws {
