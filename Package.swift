@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // The system codec libraries, found through pkg-config.
@@ -47,7 +48,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbnailKitTests",
-            dependencies: ["ThumbnailKit", "TestSupport"]
+            dependencies: [
+                "ThumbnailKit", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         // End to end: runs the built `thumbnailer` binary as a child process.
         .testTarget(
