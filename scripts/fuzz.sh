@@ -18,8 +18,8 @@ work=.build-fuzz
 mkdir -p "$work"
 clang=$(command -v clang)
 harness="$work/fuzz_decode"
-# The toolchain's clang ships libFuzzer; the system codecs are linked as usual.
-"$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+# The toolchain's clang ships libFuzzer (and lld); the system codecs are linked as usual.
+"$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld \
     -I Sources/CThumbnail/include -I Sources/CThumbnail \
     $(pkg-config --cflags libjpeg libpng) \
     Sources/CThumbnail/*.c scripts/fuzz/fuzz_decode.c \
