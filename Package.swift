@@ -24,6 +24,12 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
+        // OpenSSL's libcrypto, for SHA-256 (cache file names and checksums).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         // The only code that includes jpeglib.h and png.h: decode + downscale in one pass.
         .target(
             name: "CThumbnail",
@@ -31,7 +37,7 @@ let package = Package(
         ),
         .target(
             name: "ThumbnailKit",
-            dependencies: ["CThumbnail"]
+            dependencies: ["CThumbnail", "COpenSSL"]
         ),
         .executableTarget(
             name: "thumbnailer",
@@ -46,10 +52,16 @@ let package = Package(
             dependencies: ["ThumbnailKit"],
             path: "Tests/TestSupport"
         ),
+        // A child process the disk-cache tests kill, limit and run side by side.
+        .executableTarget(
+            name: "cache-torture",
+            dependencies: ["ThumbnailKit"],
+            path: "Tests/CacheTorture"
+        ),
         .testTarget(
             name: "ThumbnailKitTests",
             dependencies: [
-                "ThumbnailKit", "TestSupport",
+                "ThumbnailKit", "TestSupport", "cache-torture",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -41,7 +41,7 @@ struct ThumbCommand: AsyncParsableCommand {
     func run() async throws {
         let plan = try outputPlan()
         if case .directory(let directory) = plan.destination {
-            try OutputFile.createDirectory(directory)
+            try AtomicFile.createDirectory(directory)
         }
         let job = ThumbJob(
             decoder: ThumbnailDecoder(size: size),

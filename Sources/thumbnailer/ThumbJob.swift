@@ -66,7 +66,7 @@ struct ThumbJob: Sendable {
             let thumbnail = try decoder.decode(contentsOfFile: input)
             let target = plan.target(for: input, thumbnail: thumbnail, encoder: encoder)
             let bytes = try encoder.encode(thumbnail, as: target.format)
-            try OutputFile.save(bytes, to: target.path)
+            try AtomicFile.write(bytes, to: target.path)
             return .init(output: target.path, format: target.format, thumbnail: thumbnail)
         }
         let elapsed = clock.now - start

@@ -58,7 +58,7 @@ struct ThumbReporter {
         switch error {
         case let error as ThumbnailDecodingError: (error.kind, error.message)
         case let error as ThumbnailEncodingError: ("encodingFailed", error.message)
-        case let error as OutputFile.WriteError: ("writeFailed", error.description)
+        case let error as FileOperationError: ("writeFailed", error.description)
         default: ("failed", "\(error)")
         }
     }

@@ -25,9 +25,48 @@ public struct ChildProcess {
         return products.appendingPathComponent("thumbnailer").path
     }()
 
+    /// A sibling executable of the test bundle (another product of this package).
+    public static func product(_ name: String) -> String {
+        URL(fileURLWithPath: thumbnailer).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    /// A child that is still running; ``wait()`` or ``kill()`` it.
+    public struct Running {
+        public let pid: pid_t
+        let directory: URL
+
+        /// Sends SIGKILL and reaps the child.
+        public func kill() -> Outcome {
+            sendKill(pid)
+            return wait()
+        }
+
+        /// Waits for the child to exit and collects its output.
+        public func wait() -> Outcome {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            func read(_ name: String) -> String {
+                (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            }
+            return Outcome(status: exitStatus, standardOutput: read("stdout"), standardError: read("stderr"))
+        }
+
+        /// What the child has printed so far.
+        public var standardOutputSoFar: String {
+            (try? String(contentsOf: directory.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
+        }
+    }
+
+    /// Runs `executable` with `arguments` to completion.
     public static func run(_ arguments: [String], executable: String = thumbnailer) throws -> Outcome {
+        try start(arguments, executable: executable).wait()
+    }
+
+    /// Starts `executable` with `arguments`; stdout and stderr go to temporary files.
+    public static func start(_ arguments: [String], executable: String = thumbnailer) throws -> Running {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let outPath = directory.appendingPathComponent("stdout").path
         let errPath = directory.appendingPathComponent("stderr").path
 
@@ -42,14 +81,15 @@ public struct ChildProcess {
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
-
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Outcome(
-            status: exitStatus,
-            standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        guard spawned == 0 else {
+            try? FileManager.default.removeItem(at: directory)
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
+        }
+        return Running(pid: pid, directory: directory)
     }
+}
+
+/// `kill(2)` with SIGKILL, outside `Running` whose own `kill()` would shadow it.
+private func sendKill(_ pid: pid_t) {
+    _ = kill(pid, SIGKILL)
 }

@@ -1,0 +1,2 @@
+/* Only the digest API: SHA-256 names and checksums for the disk cache. */
+#include <openssl/evp.h>

@@ -1,0 +1,329 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A size-limited cache of files that survives restarts, crashes and several
+/// processes using the same directory at once (`warm` in one terminal while
+/// `browse` runs in another).
+///
+/// - Entries live in two namespaces, ``Namespace/originals`` (downloaded
+///   bytes) and ``Namespace/thumbnails`` (encoded thumbnails), in files named
+///   by the SHA-256 of their key, so no user text reaches a path.
+/// - A write goes to a temporary file in the entry's directory and is renamed
+///   into place: a reader sees the old entry or the new one, never part of one.
+/// - Every entry carries a SHA-256 of its contents; a torn, truncated or
+///   altered file is removed and reported as a miss, never served.
+/// - The size limit counts the bytes the files occupy on disk, and holds
+///   after every write: least recently used entries (by file modification
+///   time, which every read refreshes) are removed before a new one is
+///   renamed into place. An entry larger than the limit is refused.
+/// - Changes to the index happen under an exclusive `flock` on `<dir>/lock`
+///   and are journalled for the other processes (see ``DiskCacheIndex``);
+///   reads take no lock. At open the index is rebuilt from the directory
+///   itself, so what a killed process left behind is reconciled.
+///
+/// Calls block on file I/O: use them off latency-sensitive threads.
+public final class DiskCache: Sendable {
+    /// The two kinds of entries.
+    public enum Namespace: String, Sendable, CaseIterable {
+        /// Downloaded originals, keyed by URL.
+        case originals
+        /// Encoded thumbnails, keyed by URL + size + options.
+        case thumbnails
+    }
+
+    /// Entries and bytes per namespace.
+    public struct Statistics: Sendable, Hashable {
+        public var entries: [Namespace: Int] = [:]
+        public var bytes: [Namespace: Int] = [:]
+        public var totalBytes: Int { bytes.values.reduce(0, +) }
+        public var totalEntries: Int { entries.values.reduce(0, +) }
+        /// The configured limit on ``totalBytes``.
+        public var sizeLimit: Int
+    }
+
+    /// What ``verify(repair:)`` found.
+    public struct VerificationReport: Sendable {
+        /// Entries read and checked.
+        public var checked = 0
+        /// Files that failed their check, with the reason.
+        public var damaged: [(path: String, reason: String)] = []
+        /// Whether the damaged files were removed.
+        public var repaired = false
+    }
+
+    /// The cache directory.
+    public let directory: String
+    /// The most bytes the entries may occupy on disk together.
+    public let sizeLimit: Int
+    /// Whether each entry is fsynced before it is renamed into place. Off by
+    /// default: a crash can then leave a renamed entry without its data, which
+    /// the checksum catches, so only durability is traded, never correctness.
+    public let synchronizesWrites: Bool
+
+    private let fileLock: FileLock
+    private let index: Mutex<DiskCacheIndex>
+
+    /// Opens (creating if needed) the cache at `directory`.
+    /// - Parameters:
+    ///   - sizeLimit: bytes on disk for all entries; default 1 GiB.
+    ///   - synchronizesWrites: fsync each entry before it becomes visible; default `false`.
+    /// - Throws: ``DiskCacheError/unusableDirectory(_:reason:)`` when the directory cannot be created or used.
+    public init(directory: String, sizeLimit: Int = 1 << 30, synchronizesWrites: Bool = false) throws {
+        precondition(sizeLimit >= 0, "sizeLimit must not be negative")
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.sizeLimit = sizeLimit
+        self.synchronizesWrites = synchronizesWrites
+        do {
+            for namespace in Namespace.allCases {
+                try FileSystem.createDirectories("\(self.directory)/\(namespace.rawValue)")
+            }
+            fileLock = try FileLock(path: "\(self.directory)/lock")
+        } catch {
+            throw DiskCacheError.unusableDirectory(directory, reason: "\(error)")
+        }
+        index = Mutex(DiskCacheIndex(journalPath: "\(self.directory)/journal"))
+        try changeIndex { index in try index.replaceAll(with: scanDirectory()) }
+    }
+
+    /// The entry for `key`, or `nil` when there is none (or it was damaged and
+    /// has just been removed). A hit marks the entry most recently used.
+    public func entry(forKey key: String, in namespace: Namespace) throws -> DiskCacheEntry? {
+        let (id, path) = location(of: key, in: namespace)
+        let file: [UInt8]?
+        do {
+            file = try FileSystem.read(path)
+        } catch {
+            throw DiskCacheError.readFailed(path, reason: "\(error)")
+        }
+        guard let file else { return nil }
+        let now = FileSystem.now()
+        guard let entry = DiskCacheEntryFormat.decode(file, lastUsedAt: now / 1_000_000_000), entry.key == key else {
+            try discardDamaged(id: id, path: path)
+            return nil
+        }
+        FileSystem.touch(path)
+        index.withLock { $0.markUsed(id, at: now) }
+        return entry
+    }
+
+    /// Stores `bytes` under `key`, replacing any earlier entry, removing least
+    /// recently used entries first if the limit requires it.
+    /// - Throws: ``DiskCacheError/entryTooLarge(bytes:limit:)`` (nothing is
+    ///   stored), ``DiskCacheError/writeFailed(_:reason:)`` when the disk is
+    ///   full or the write fails (the cache stays as it was, less any entries
+    ///   already evicted to make room).
+    public func store(_ bytes: [UInt8], forKey key: String, in namespace: Namespace,
+                      metadata: DiskCacheMetadata = DiskCacheMetadata()) throws {
+        let (id, path) = location(of: key, in: namespace)
+        var stamped = metadata
+        stamped.storedAt = FileSystem.now() / 1_000_000_000
+        let file = DiskCacheEntryFormat.encode(key: key, bytes: bytes, metadata: stamped)
+        guard file.count <= sizeLimit else { throw DiskCacheError.entryTooLarge(bytes: file.count, limit: sizeLimit) }
+
+        let folder = String(path[..<path.lastIndex(of: "/")!])
+        let temporary = "\(folder)/.tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let onDisk: Int
+        do {
+            try FileSystem.createDirectories(folder)
+            onDisk = try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+        } catch {
+            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+        }
+        guard onDisk <= sizeLimit else {
+            try? FileSystem.remove(temporary)
+            throw DiskCacheError.entryTooLarge(bytes: onDisk, limit: sizeLimit)
+        }
+        do {
+            try changeIndex { index in
+                try evict(from: &index, toFit: onDisk, keeping: id)
+                try FileSystem.move(temporary, to: path)
+                do {
+                    try index.add(id, bytes: onDisk, lastUsed: FileSystem.now())
+                } catch {
+                    // Without its journal line the other processes would not count it.
+                    try? FileSystem.remove(path)
+                    try? index.remove(id)
+                    throw error
+                }
+                try index.compactIfNeeded()
+            }
+        } catch let error as DiskCacheError {
+            try? FileSystem.remove(temporary)
+            throw error
+        } catch {
+            try? FileSystem.remove(temporary)
+            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+        }
+    }
+
+    /// Removes the entry for `key`, if any.
+    public func removeEntry(forKey key: String, in namespace: Namespace) throws {
+        let (id, path) = location(of: key, in: namespace)
+        try changeIndex { index in
+            try FileSystem.remove(path)
+            try index.remove(id)
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() throws {
+        try changeIndex { index in
+            for (id, _) in index.records { try FileSystem.remove(filePath(of: id)) }
+            for id in try scanDirectory().keys { try FileSystem.remove(filePath(of: id)) }
+            try index.replaceAll(with: [:])
+        }
+    }
+
+    /// Entries and bytes per namespace, as all processes have left them.
+    public func statistics() throws -> Statistics {
+        try changeIndex { index in
+            var statistics = Statistics(sizeLimit: sizeLimit)
+            for namespace in Namespace.allCases {
+                statistics.entries[namespace] = 0
+                statistics.bytes[namespace] = 0
+            }
+            for (id, record) in index.records {
+                guard let namespace = Self.namespace(of: id) else { continue }
+                statistics.entries[namespace, default: 0] += 1
+                statistics.bytes[namespace, default: 0] += record.bytes
+            }
+            return statistics
+        }
+    }
+
+    /// Reads every entry and checks it; with `repair`, removes the damaged ones.
+    public func verify(repair: Bool) throws -> VerificationReport {
+        var report = VerificationReport()
+        var damagedIDs: [String] = []
+        let ids = try changeIndex { index in Array(index.records.keys) }
+        for id in ids.sorted() {
+            let path = filePath(of: id)
+            guard let file = try? FileSystem.read(path) else { continue }  // removed meanwhile
+            report.checked += 1
+            let reason: String
+            if let entry = DiskCacheEntryFormat.decode(file, lastUsedAt: 0) {
+                guard location(of: entry.key, in: Self.namespace(of: id) ?? .originals).id != id else { continue }
+                reason = "holds the entry for another key"
+            } else {
+                reason = "checksum or layout does not match"
+            }
+            report.damaged.append((path, reason))
+            damagedIDs.append(id)
+        }
+        if repair {
+            for id in damagedIDs { try discardDamaged(id: id, path: filePath(of: id)) }
+            report.repaired = true
+        }
+        return report
+    }
+
+    // MARK: - Internals
+
+    /// Runs `body` on the index holding both the in-process mutex and the
+    /// directory's file lock, after catching up with other processes.
+    private func changeIndex<Result: Sendable>(_ body: (inout DiskCacheIndex) throws -> Result) throws -> Result {
+        try index.withLock { index in
+            try fileLock.withLock {
+                try index.synchronize()
+                return try body(&index)
+            }
+        }
+    }
+
+    /// Removes least recently used entries until `bytes` more fit. Before
+    /// removing a candidate it checks the file's modification time, which
+    /// another process's read may have refreshed.
+    private func evict(from index: inout DiskCacheIndex, toFit bytes: Int, keeping id: String) throws {
+        func used(_ index: DiskCacheIndex) -> Int { index.totalBytes - (index.records[id]?.bytes ?? 0) }
+        while used(index) + bytes > sizeLimit, let candidate = index.oldest(excluding: id) {
+            let path = filePath(of: candidate.id)
+            if let status = FileSystem.status(path) {
+                let modified = FileSystem.modificationTime(status)
+                if modified > candidate.record.lastUsed {
+                    index.markUsed(candidate.id, at: modified)
+                    continue
+                }
+            }
+            try FileSystem.remove(path)
+            try index.remove(candidate.id)
+        }
+    }
+
+    private func discardDamaged(id: String, path: String) throws {
+        try changeIndex { index in
+            try FileSystem.remove(path)
+            try index.remove(id)
+        }
+    }
+
+    /// Every entry file on disk, with its size and modification time; removes
+    /// temporary files whose writer is gone.
+    private func scanDirectory() throws -> [String: DiskCacheIndex.Record] {
+        var records: [String: DiskCacheIndex.Record] = [:]
+        for namespace in Namespace.allCases {
+            let root = "\(directory)/\(namespace.rawValue)"
+            for folder in FileSystem.contents(of: root) where folder.count == 2 {
+                for name in FileSystem.contents(of: "\(root)/\(folder)") {
+                    let path = "\(root)/\(folder)/\(name)"
+                    if name.hasPrefix(".tmp-") {
+                        if Self.writerIsGone(temporaryName: name) { try FileSystem.remove(path) }
+                        continue
+                    }
+                    guard name.count == 64, name.hasPrefix(folder), let status = FileSystem.status(path) else { continue }
+                    records["\(namespace.rawValue)/\(name)"] = DiskCacheIndex.Record(
+                        bytes: FileSystem.onDiskSize(status), lastUsed: FileSystem.modificationTime(status))
+                }
+            }
+        }
+        return records
+    }
+
+    /// `.tmp-<pid>-<random>`: the writer is gone when no process has that pid.
+    private static func writerIsGone(temporaryName: String) -> Bool {
+        let parts = temporaryName.split(separator: "-")
+        guard parts.count == 3, let pid = pid_t(parts[1]) else { return true }
+        return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    private func location(of key: String, in namespace: Namespace) -> (id: String, path: String) {
+        let id = "\(namespace.rawValue)/\(SHA256.hexDigest(of: key))"
+        return (id, filePath(of: id))
+    }
+
+    /// `<dir>/<namespace>/<first two hex digits>/<hex>`.
+    private func filePath(of id: String) -> String {
+        let hex = id.split(separator: "/").last ?? ""
+        let namespace = id.split(separator: "/").first ?? ""
+        return "\(directory)/\(namespace)/\(hex.prefix(2))/\(hex)"
+    }
+
+    private static func namespace(of id: String) -> Namespace? {
+        id.split(separator: "/").first.flatMap { Namespace(rawValue: String($0)) }
+    }
+}
+
+/// Why the disk cache could not do what was asked.
+public enum DiskCacheError: Error, Sendable, CustomStringConvertible {
+    /// The directory could not be created, opened or locked.
+    case unusableDirectory(String, reason: String)
+    /// Writing an entry failed (a full disk, a file size limit, permissions).
+    case writeFailed(String, reason: String)
+    /// Reading an entry failed for a reason other than its absence.
+    case readFailed(String, reason: String)
+    /// The entry alone is larger than the cache's size limit; it was not stored.
+    case entryTooLarge(bytes: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .unusableDirectory(path, reason): "cache directory \(path) is unusable: \(reason)"
+        case let .writeFailed(path, reason): "could not write cache entry \(path): \(reason)"
+        case let .readFailed(path, reason): "could not read cache entry \(path): \(reason)"
+        case let .entryTooLarge(bytes, limit): "entry of \(bytes) bytes exceeds the cache limit of \(limit) bytes"
+        }
+    }
+}

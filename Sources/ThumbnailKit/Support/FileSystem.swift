@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed file operation: what was attempted, on which path, and the system's reason.
+public struct FileOperationError: Error, Sendable, CustomStringConvertible {
+    public let operation: String
+    public let path: String
+    /// The `errno` value.
+    public let code: Int32
+    public var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
+}
+
+/// Writes files that appear whole or not at all: the bytes go to a hidden
+/// temporary file in the same directory, renamed over the target once
+/// complete. A failed or killed write never leaves a partial file under the
+/// real name.
+public enum AtomicFile {
+    /// Writes `bytes` to `path`, replacing any file there.
+    /// - Parameter synchronize: fsync before the rename (durability across power loss).
+    public static func write(_ bytes: [UInt8], to path: String, synchronize: Bool = false) throws {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = "\(directory).\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        do {
+            _ = try FileSystem.create(temporary, with: bytes, synchronize: synchronize)
+            try FileSystem.move(temporary, to: path)
+        } catch let error as FileOperationError {
+            try? FileSystem.remove(temporary)
+            // Name the file the caller asked for, not the temporary one.
+            throw FileOperationError(operation: "cannot write", path: path, code: error.code)
+        }
+    }
+
+    /// Creates `path` and its missing parents (like `mkdir -p`).
+    public static func createDirectory(_ path: String) throws {
+        try FileSystem.createDirectories(path)
+    }
+}
+
+/// The few POSIX file operations the caches and the command line need.
+/// (ThumbnailKit links no Foundation; see the README's start-up figures.)
+enum FileSystem {
+    static func failure(_ operation: String, _ path: String) -> FileOperationError {
+        FileOperationError(operation: operation, path: path, code: errno)
+    }
+
+    /// The whole file, or `nil` when it does not exist.
+    static func read(_ path: String) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("cannot open", path)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
+        let size = Int(status.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while offset < size {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(offset)) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read", path)
+            }
+            if got == 0 { break }  // shrank while reading: the caller sees a short, invalid file
+            offset += got
+        }
+        return offset == size ? bytes : Array(bytes[..<offset])
+    }
+
+    /// Creates `path` (which must not exist) with `bytes`, optionally fsyncs it,
+    /// and returns the bytes it occupies on disk.
+    static func create(_ path: String, with bytes: [UInt8], synchronize: Bool) throws -> Int {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create", path) }
+        do {
+            try bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw failure("cannot write", path)
+                    }
+                    offset += written
+                }
+            }
+            if synchronize, fsync(descriptor) != 0 { throw failure("cannot fsync", path) }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
+            guard close(descriptor) == 0 else { throw failure("cannot close", path) }
+            return onDiskSize(status)
+        } catch {
+            close(descriptor)
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Allocated blocks, but at least the length rounded up to 4 KiB: some
+    /// file systems allocate lazily and report no blocks yet.
+    static func onDiskSize(_ status: stat) -> Int {
+        let length = (Int(status.st_size) + 4095) / 4096 * 4096
+        return max(Int(status.st_blocks) * 512, length)
+    }
+
+    static func status(_ path: String) -> stat? {
+        var status = stat()
+        return stat(path, &status) == 0 ? status : nil
+    }
+
+    /// Modification time in nanoseconds since 1970.
+    static func modificationTime(_ status: stat) -> Int64 {
+        #if canImport(Darwin)
+        Int64(status.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(status.st_mtimespec.tv_nsec)
+        #else
+        Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        #endif
+    }
+
+    /// Sets the modification time to now (the cache's "last used").
+    static func touch(_ path: String) {
+        _ = utimensat(AT_FDCWD, path, nil, 0)  // no times: both become now
+    }
+
+    /// Now, in nanoseconds since 1970.
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// Creates `path` and its missing parents.
+    static func createDirectories(_ path: String) throws {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component + "/"
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw failure("cannot create directory", prefix) }
+        }
+        guard let status = status(path), (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw FileOperationError(operation: "not a directory:", path: path, code: ENOTDIR)
+        }
+    }
+
+    /// The names in a directory (not `.` or `..`); empty when it does not exist.
+    static func contents(of path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes a file; a file that is already gone is fine.
+    static func remove(_ path: String) throws {
+        if unlink(path) != 0 && errno != ENOENT { throw failure("cannot remove", path) }
+    }
+
+    /// Atomically replaces `destination` with `source` (same file system).
+    static func move(_ source: String, to destination: String) throws {
+        if rename(source, destination) != 0 { throw failure("cannot rename", source) }
+    }
+
+    /// Appends `text` with one write (O_APPEND keeps concurrent appenders whole).
+    static func append(_ text: String, to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot open", path) }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw failure("cannot append to", path) }
+    }
+}
+
+/// An exclusive lock on a file, shared between processes (`flock`).
+/// Within one process, callers must also serialise themselves: flock locks
+/// belong to the open file, not the thread.
+final class FileLock: Sendable {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileSystem.failure("cannot open lock file", path) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Runs `body` holding the lock, waiting for other processes to release it.
+    func withLock<Result>(_ body: () throws -> Result) throws -> Result {
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno != EINTR { throw FileSystem.failure("cannot lock", path) }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// DiskCache against real processes: killed writers, concurrent writers, a
+/// file size limit. The children are the `cache-torture` tool.
+@Suite(.serialized) final class DiskCacheProcessTests {
+    let directory: URL
+    let torture = ChildProcess.product("cache-torture")
+
+    init() throws {
+        directory = try Fixtures.temporaryDirectory()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func writersKilledAtRandomMomentsNeverLeaveAnEntryThatIsServedCorrupt() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<24 {
+            let child = try ChildProcess.start(["write-loop", directory.path, "\(2 << 20)", "\(round + 1)"], executable: torture)
+            // Wait until it has opened the cache, then let it write for a random while.
+            var waited = 0
+            while !child.standardOutputSoFar.contains("ready") && waited < 5_000 {
+                usleep(2_000)
+                waited += 2
+            }
+            usleep(UInt32.random(in: 1_000...60_000, using: &generator))
+            let outcome = child.kill()
+            #expect(outcome.status == 128 + SIGKILL, "round \(round): \(outcome.standardOutput)")
+        }
+
+        let cache = try DiskCache(directory: directory.path, sizeLimit: 2 << 20)
+        let report = try cache.verify(repair: false)
+        #expect(report.checked > 0)
+        #expect(report.damaged.isEmpty, "\(report.damaged)")
+        let statistics = try cache.statistics()
+        #expect(statistics.totalBytes <= 2 << 20)
+        let leftovers = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
+            .filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "temporary files of killed writers are cleaned at open: \(leftovers)")
+    }
+
+    @Test func concurrentProcessesShareOneLimitWithoutCorruption() throws {
+        let limit = 512 * 1024
+        let children = try (0..<4).map { seed in
+            try ChildProcess.start(["write-n", directory.path, "\(limit)", "60", "\(seed)"], executable: torture)
+        }
+        for child in children {
+            let outcome = child.wait()
+            #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
+        }
+
+        let cache = try DiskCache(directory: directory.path, sizeLimit: limit)
+        #expect(try cache.verify(repair: false).damaged.isEmpty)
+        let statistics = try cache.statistics()
+        #expect(statistics.totalBytes <= limit)
+        #expect(statistics.totalEntries > 0)
+    }
+
+    @Test func aFailedWriteIsAClearErrorAndLeavesTheCacheAsItWas() throws {
+        let outcome = try ChildProcess.run(["file-size-limit", directory.path], executable: torture)
+        #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("writeFailed"))
+        #expect(outcome.standardOutput.contains("File too large"))
+
+        let cache = try DiskCache(directory: directory.path)
+        #expect(try cache.verify(repair: false).damaged.isEmpty)
+        #expect(try cache.statistics().totalEntries == 1)
+    }
+}
