@@ -46,6 +46,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Throughput of the memory and disk caches (scripts/bench-caches.sh).
+        .executableTarget(
+            name: "cache-benchmark",
+            dependencies: ["ThumbnailKit"]
+        ),
         // Fixtures, reference images and a child-process runner shared by the test targets.
         .target(
             name: "TestSupport",

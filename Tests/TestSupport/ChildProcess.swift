@@ -60,12 +60,15 @@ public struct ChildProcess {
     }
 
     /// Runs `executable` with `arguments` to completion.
-    public static func run(_ arguments: [String], executable: String = thumbnailer) throws -> Outcome {
-        try start(arguments, executable: executable).wait()
+    public static func run(_ arguments: [String], executable: String = thumbnailer,
+                           environment: [String: String] = [:]) throws -> Outcome {
+        try start(arguments, executable: executable, environment: environment).wait()
     }
 
-    /// Starts `executable` with `arguments`; stdout and stderr go to temporary files.
-    public static func start(_ arguments: [String], executable: String = thumbnailer) throws -> Running {
+    /// Starts `executable` with `arguments` and this process's environment plus
+    /// `environment`; stdout and stderr go to temporary files.
+    public static func start(_ arguments: [String], executable: String = thumbnailer,
+                             environment: [String: String] = [:]) throws -> Running {
         let directory = try Fixtures.temporaryDirectory()
         let outPath = directory.appendingPathComponent("stdout").path
         let errPath = directory.appendingPathComponent("stderr").path
@@ -79,8 +82,12 @@ public struct ChildProcess {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, new in new }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else {
             try? FileManager.default.removeItem(at: directory)
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)

@@ -87,7 +87,7 @@ public final class DiskCache: Sendable {
             throw DiskCacheError.unusableDirectory(directory, reason: "\(error)")
         }
         index = Mutex(DiskCacheIndex(journalPath: "\(self.directory)/journal"))
-        try changeIndex { index in try index.replaceAll(with: scanDirectory()) }
+        try changeIndex(rebuilding: true) { _ in }
     }
 
     /// The entry for `key`, or `nil` when there is none (or it was damaged and
@@ -225,11 +225,22 @@ public final class DiskCache: Sendable {
     // MARK: - Internals
 
     /// Runs `body` on the index holding both the in-process mutex and the
-    /// directory's file lock, after catching up with other processes.
-    private func changeIndex<Result: Sendable>(_ body: (inout DiskCacheIndex) throws -> Result) throws -> Result {
+    /// directory's file lock, after catching up with other processes. With
+    /// `rebuilding` (at open), or when the journal is missing, the index is
+    /// first rebuilt from the files themselves.
+    private func changeIndex<Result: Sendable>(rebuilding: Bool = false,
+                                               _ body: (inout DiskCacheIndex) throws -> Result) throws -> Result {
         try index.withLock { index in
             try fileLock.withLock {
-                try index.synchronize()
+                if rebuilding {
+                    try index.replaceAll(with: scanDirectory())
+                } else {
+                    do {
+                        try index.synchronize()
+                    } catch is DiskCacheIndex.Missing {
+                        try index.replaceAll(with: scanDirectory())
+                    }
+                }
                 return try body(&index)
             }
         }

@@ -5,12 +5,14 @@
 /// file lock, first replays what other processes appended since its last
 /// look, then appends its own changes. A journal that grows past a few
 /// times the number of entries is rewritten as a snapshot (a new file,
-/// renamed into place); other processes notice the new inode and reload.
-/// A line cut short by a killed process is skipped, and the next appender
-/// terminates it first.
+/// renamed into place) with a new random generation in its first line;
+/// other processes notice the new generation and reload. (Not the inode:
+/// a file system may hand the old number to the new file.) A line cut short
+/// by a killed process is skipped, and the next appender terminates it first.
 ///
-/// Journal lines: `+ <id> <bytes on disk> <last used, ns>` and `- <id>`,
-/// where `<id>` is `<namespace>/<sha256 hex>`.
+/// Journal: a first line `thumbnailer-journal <generation>`, then
+/// `+ <id> <bytes on disk> <last used, ns>` and `- <id>` lines, where `<id>`
+/// is `<namespace>/<sha256 hex>`.
 struct DiskCacheIndex {
     struct Record {
         var bytes: Int
@@ -20,7 +22,7 @@ struct DiskCacheIndex {
     let journalPath: String
     private(set) var records: [String: Record] = [:]
     private(set) var totalBytes = 0
-    private var journalInode: UInt64?
+    private var generation: String?
     private var journalOffset = 0
     private var journalLines = 0
 
@@ -30,20 +32,31 @@ struct DiskCacheIndex {
 
     /// Catches up with what other processes appended. Call holding the file lock.
     mutating func synchronize() throws {
-        guard let status = FileSystem.status(journalPath) else {
-            reset(inode: nil)
-            return
+        guard let header = try FileSystem.read(journalPath, from: 0, upTo: 64),
+              let end = header.firstIndex(of: UInt8(ascii: "\n")),
+              case let fields = header[..<end].split(separator: UInt8(ascii: " ")),
+              fields.count == 2, fields[0].elementsEqual("thumbnailer-journal".utf8)
+        else {
+            // No journal, or not one this version wrote: start one from the directory's truth.
+            throw DiskCacheIndex.Missing()
         }
-        let inode = UInt64(status.st_ino)
-        if inode != journalInode { reset(inode: inode) }
-        guard Int(status.st_size) > journalOffset, let journal = try FileSystem.read(journalPath) else { return }
-        guard let lastNewline = journal.lastIndex(of: UInt8(ascii: "\n")), lastNewline >= journalOffset else { return }
-        for line in journal[journalOffset...lastNewline].split(separator: UInt8(ascii: "\n")) {
+        let current = String(decoding: fields[1], as: UTF8.self)
+        if current != generation {
+            reset(generation: current)
+            journalOffset = end + 1
+        }
+        guard let tail = try FileSystem.read(journalPath, from: journalOffset, upTo: nil),
+              let lastNewline = tail.lastIndex(of: UInt8(ascii: "\n"))
+        else { return }
+        for line in tail[...lastNewline].split(separator: UInt8(ascii: "\n")) {
             apply(String(decoding: line, as: UTF8.self))
             journalLines += 1
         }
-        journalOffset = lastNewline + 1
+        journalOffset += lastNewline + 1
     }
+
+    /// The journal is missing or unreadable as a journal: rebuild it.
+    struct Missing: Error {}
 
     /// Records a new or replaced entry. Call holding the file lock, after `synchronize`.
     mutating func add(_ id: String, bytes: Int, lastUsed: Int64) throws {
@@ -67,12 +80,13 @@ struct DiskCacheIndex {
     /// Call holding the file lock.
     mutating func replaceAll(with records: [String: Record]) throws {
         let snapshot = journalPath + ".new"
-        var text = ""
+        let newGeneration = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        var text = "thumbnailer-journal \(newGeneration)\n"
         for (id, record) in records { text += "+ \(id) \(record.bytes) \(record.lastUsed)\n" }
         try FileSystem.remove(snapshot)
         _ = try FileSystem.create(snapshot, with: Array(text.utf8), synchronize: false)
         try FileSystem.move(snapshot, to: journalPath)
-        reset(inode: FileSystem.status(journalPath).map { UInt64($0.st_ino) })
+        reset(generation: newGeneration)
         for (id, record) in records { set(id, record) }
         journalOffset = text.utf8.count
         journalLines = records.count
@@ -98,7 +112,6 @@ struct DiskCacheIndex {
         let size = FileSystem.status(journalPath).map { Int($0.st_size) } ?? 0
         let text = (size > journalOffset ? "\n" : "") + line
         try FileSystem.append(text, to: journalPath)
-        if journalInode == nil { journalInode = FileSystem.status(journalPath).map { UInt64($0.st_ino) } }
         journalOffset = size + text.utf8.count
         journalLines += 1
     }
@@ -122,10 +135,10 @@ struct DiskCacheIndex {
         totalBytes += record?.bytes ?? 0
     }
 
-    private mutating func reset(inode: UInt64?) {
+    private mutating func reset(generation: String?) {
         records = [:]
         totalBytes = 0
-        journalInode = inode
+        self.generation = generation
         journalOffset = 0
         journalLines = 0
     }

@@ -50,6 +50,12 @@ enum FileSystem {
 
     /// The whole file, or `nil` when it does not exist.
     static func read(_ path: String) throws -> [UInt8]? {
+        try read(path, from: 0, upTo: nil)
+    }
+
+    /// Bytes from `offset` to the end (or at most `limit` of them), or `nil`
+    /// when the file does not exist.
+    static func read(_ path: String, from start: Int, upTo limit: Int?) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
@@ -58,11 +64,13 @@ enum FileSystem {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
-        let size = Int(status.st_size)
+        let size = max(0, min(Int(status.st_size) - start, limit ?? Int.max))
         var bytes = [UInt8](repeating: 0, count: size)
         var offset = 0
         while offset < size {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(offset)) }
+            let got = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(start + offset))
+            }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw failure("cannot read", path)

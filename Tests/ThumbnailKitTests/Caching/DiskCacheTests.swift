@@ -147,6 +147,18 @@ import Testing
         #expect(try first.entry(forKey: "second-5", in: .originals) != nil)
     }
 
+    @Test func aCacheNoticesAnotherInstanceRewritingTheJournal() throws {
+        let first = try open()
+        for n in 0..<3 { try first.store(bytes(1_000), forKey: "k\(n)", in: .originals) }
+        // Opening and clearing both rewrite the journal as a new file, which
+        // may well reuse the old file's inode number.
+        let second = try open()
+        try second.removeAll()
+        #expect(try first.statistics().totalEntries == 0)
+        try second.store(bytes(1_000), forKey: "after", in: .thumbnails)
+        #expect(try first.statistics().entries[.thumbnails] == 1)
+    }
+
     @Test func leftoverTemporaryFilesOfDeadWritersAreRemovedAtOpen() throws {
         let cache = try open()
         try cache.store(bytes(100), forKey: "k", in: .originals)

@@ -1,0 +1,104 @@
+import ArgumentParser
+import ThumbnailKit
+
+/// `thumbnailer cache stats|verify|clear`: look after the disk cache.
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect, check or empty the disk cache.",
+        subcommands: [Stats.self, Verify.self, Clear.self])
+
+    /// Options every cache subcommand takes.
+    struct Location: ParsableArguments {
+        @Option(help: "Cache directory (default: $THUMBNAILER_CACHE_DIR, else $XDG_CACHE_HOME/thumbnailer or ~/.cache/thumbnailer).")
+        var cacheDir: String?
+
+        @Option(help: "The cache's size limit, e.g. 512M or 2G (the same default as warm and browse).")
+        var diskLimit: ByteCount = ByteCount(bytes: 1 << 30)
+
+        @Flag(help: "Print one JSON object instead of text.")
+        var json = false
+
+        /// Opens (creating if needed) the cache; a DiskCacheError says what is wrong and exits 1.
+        func open() throws -> DiskCache {
+            try DiskCache(directory: cacheDir ?? CacheLocation.defaultDirectory(), sizeLimit: diskLimit.bytes)
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Entries and bytes per namespace against the limit.")
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let cache = try location.open()
+            let statistics = try cache.statistics()
+            if location.json {
+                var line = JSONLine()
+                line.add("directory", cache.directory)
+                for namespace in DiskCache.Namespace.allCases {
+                    line.add("\(namespace.rawValue)Entries", statistics.entries[namespace])
+                    line.add("\(namespace.rawValue)Bytes", statistics.bytes[namespace])
+                }
+                line.add("totalBytes", statistics.totalBytes)
+                line.add("sizeLimit", statistics.sizeLimit)
+                print(line.text)
+                return
+            }
+            print("cache \(cache.directory)")
+            for namespace in DiskCache.Namespace.allCases {
+                let entries = statistics.entries[namespace] ?? 0
+                print("  \(namespace.rawValue): \(entries) entries, \(ByteCount(bytes: statistics.bytes[namespace] ?? 0))")
+            }
+            let percent = statistics.sizeLimit > 0 ? statistics.totalBytes * 100 / statistics.sizeLimit : 0
+            print("  total: \(ByteCount(bytes: statistics.totalBytes)) of \(ByteCount(bytes: statistics.sizeLimit)) (\(percent)%)")
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check every entry's checksum.",
+            discussion: "Exit status 1 when any entry is damaged (after removing them, with --repair).")
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Remove the damaged entries.")
+        var repair = false
+
+        func run() throws {
+            let report = try location.open().verify(repair: repair)
+            if location.json {
+                var line = JSONLine()
+                line.add("checked", report.checked)
+                line.add("damaged", report.damaged.map(\.path))
+                line.add("repaired", report.repaired)
+                print(line.text)
+            } else {
+                for damaged in report.damaged { print("damaged: \(damaged.path): \(damaged.reason)") }
+                let action = report.repaired && !report.damaged.isEmpty ? ", removed" : ""
+                print("\(report.checked) entries checked, \(report.damaged.count) damaged\(action)")
+            }
+            if !report.damaged.isEmpty { throw ExitCode.failure }
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove every entry.")
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let cache = try location.open()
+            let before = try cache.statistics()
+            try cache.removeAll()
+            if location.json {
+                var line = JSONLine()
+                line.add("removedEntries", before.totalEntries)
+                line.add("removedBytes", before.totalBytes)
+                print(line.text)
+            } else {
+                print("removed \(before.totalEntries) entries (\(ByteCount(bytes: before.totalBytes))) from \(cache.directory)")
+            }
+        }
+    }
+}
