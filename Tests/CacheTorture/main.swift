@@ -1,7 +1,7 @@
 // A child process for the disk-cache tests: it hammers a cache directory so
 // the tests can kill it, limit it or run several at once. Not a product.
 //
-//   cache-torture write-loop DIR LIMIT SEED     store and read forever (until killed)
+//   cache-torture write-loop DIR LIMIT SEED     store and read forever (until killed); says "stored" after the first
 //   cache-torture write-n DIR LIMIT COUNT SEED  store COUNT entries, read each back, exit 0
 //   cache-torture file-size-limit DIR           with RLIMIT_FSIZE at 64 KiB, a 1 MiB store must fail cleanly
 import ThumbnailKit
@@ -40,13 +40,15 @@ switch arguments[1] {
 case "write-loop":
     guard arguments.count == 5, let limit = Int(arguments[3]), var seed = UInt64(arguments[4]) else { fail("bad arguments") }
     let cache = try DiskCache(directory: directory, sizeLimit: limit)
-    announce("ready")
+    var stores = 0
     while true {
         seed = seed &* 6364136223846793005 &+ 1
         let key = "key-\(seed % 40)"
         let size = Int(seed >> 40) % 200_000
         try cache.store(payload(for: key, size: size), forKey: key, in: seed % 2 == 0 ? .originals : .thumbnails)
         _ = try cache.entry(forKey: "key-\((seed >> 8) % 40)", in: .originals)
+        stores += 1
+        if stores == 1 { announce("stored") }  // the parent kills it only after this
     }
 
 case "write-n":

@@ -25,9 +25,9 @@ import Glibc
         var generator = SystemRandomNumberGenerator()
         for round in 0..<24 {
             let child = try ChildProcess.start(["write-loop", directory.path, "\(2 << 20)", "\(round + 1)"], executable: torture)
-            // Wait until it has opened the cache, then let it write for a random while.
+            // Wait until it has stored something, then let it write for a random while.
             var waited = 0
-            while !child.standardOutputSoFar.contains("ready") && waited < 5_000 {
+            while !child.standardOutputSoFar.contains("stored") && waited < 30_000 {
                 usleep(2_000)
                 waited += 2
             }
