@@ -65,7 +65,7 @@ enum DiskCacheEntryFormat {
         appendLittleEndian(UInt64(bitPattern: metadata.storedAt), to: &storedAt)
         add(.storedAt, storedAt)
 
-        let hasher = SHA256()
+        var hasher = SHA256()
         fields.withUnsafeBytes { hasher.update($0) }
         bytes.withUnsafeBytes { hasher.update($0) }
         var file = magic
@@ -86,7 +86,7 @@ enum DiskCacheEntryFormat {
         guard payloadLength <= UInt64(Int.max - headerSize - metadataLength),
               file.count == headerSize + metadataLength + Int(payloadLength)
         else { return nil }
-        let hasher = SHA256()
+        var hasher = SHA256()
         file.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
         guard hasher.finish()[...] == file[16..<48] else { return nil }
 
