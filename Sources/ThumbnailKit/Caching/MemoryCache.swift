@@ -32,11 +32,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         public var count = 0
     }
 
-    private struct State {
-        var entries = RecencyList<Key, Value>()
-        var statistics = Statistics()
+    @usableFromInline
+    struct State {
+        @usableFromInline var entries = RecencyList<Key, Value>()
+        @usableFromInline var statistics = Statistics()
+
+        @inlinable
+        init() {}
 
         /// Copies the list's totals into the counters after a change.
+        @inlinable
         mutating func record() {
             statistics.totalCost = entries.totalCost
             statistics.count = entries.count
@@ -49,7 +54,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public let countLimit: Int?
     /// The largest cost one entry may have to be stored: `costLimit × maximumEntryFraction`.
     public let maximumEntryCost: Int
-    private let state = Mutex(State())
+    @usableFromInline let state = Mutex(State())
 
     /// - Parameters:
     ///   - costLimit: the budget, e.g. bytes of pixels; must be ≥ 0.
@@ -67,6 +72,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The value for `key`, which becomes the most recently used; counts a hit or a miss.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         state.withLock { state in
             let value = state.entries.touch(key)
@@ -81,6 +87,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   (or ``countLimit`` is zero): it is not stored, and any earlier value for
     ///   `key` is removed so a stale one cannot be served.
     @discardableResult
+    @inlinable
     public func insert(_ value: Value, forKey key: Key, cost: Int) -> Bool {
         precondition(cost >= 0, "cost must not be negative")
         // Values leaving the cache are released after the lock, not inside it.
@@ -108,6 +115,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes and returns the value for `key`.
     @discardableResult
+    @inlinable
     public func removeValue(forKey key: Key) -> Value? {
         state.withLock { state in
             let value = state.entries.remove(key)
