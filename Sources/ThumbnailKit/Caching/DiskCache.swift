@@ -129,8 +129,13 @@ public final class DiskCache: Sendable {
         let temporary = "\(folder)/.tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let onDisk: Int
         do {
-            try FileSystem.createDirectories(folder)
-            onDisk = try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+            do {
+                onDisk = try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+            } catch let error as FileOperationError where error.code == ENOENT {
+                // The first entry in this subfolder: make it, then try once more.
+                try FileSystem.createDirectories(folder)
+                onDisk = try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+            }
         } catch {
             throw DiskCacheError.writeFailed(path, reason: "\(error)")
         }
