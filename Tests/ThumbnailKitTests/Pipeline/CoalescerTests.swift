@@ -1,0 +1,124 @@
+import Synchronization
+import Testing
+import ThumbnailKit
+
+/// One piece of work per key in flight; callers leave alone; the last one cancels.
+@Suite struct CoalescerTests {
+    /// Counts work started and cancelled, and holds the work until opened.
+    final class Probe: Sendable {
+        private let state = Mutex((started: 0, cancelled: 0, open: false, raisedTo: [RequestPriority]()))
+
+        var started: Int { state.withLock { $0.started } }
+        var cancelled: Int { state.withLock { $0.cancelled } }
+        var raisedTo: [RequestPriority] { state.withLock { $0.raisedTo } }
+        func open() { state.withLock { $0.open = true } }
+
+        /// The work: waits until opened (or cancelled), then returns `value`.
+        func work(_ value: Int) -> @Sendable (Coalescer<String, Int>.Work) async throws -> Int {
+            { work in
+                work.onPriorityRaised { priority in self.state.withLock { $0.raisedTo.append(priority) } }
+                self.state.withLock { $0.started += 1 }
+                do {
+                    while !self.state.withLock({ $0.open }) { try await Task.sleep(for: .milliseconds(1)) }
+                } catch {
+                    self.state.withLock { $0.cancelled += 1 }
+                    throw error
+                }
+                return value
+            }
+        }
+    }
+
+    func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<5_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition())
+    }
+
+    @Test func twentyCallersForOneKeyShareOneRun() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let probe = Probe()
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await coalescer.value(for: "a.jpg", priority: .visible, work: probe.work(42)) }
+            }
+            try await eventually { coalescer.callerCount(for: "a.jpg") == 20 }
+            probe.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: 42, count: 20))
+        #expect(probe.started == 1)
+        #expect(coalescer.inFlightCount == 0)
+    }
+
+    @Test func oneCallerLeavingDoesNotCancelTheWorkForTheOther() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let probe = Probe()
+        let leaving = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(1)) }
+        try await eventually { probe.started == 1 }
+        let staying = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(2)) }
+        try await eventually { coalescer.callerCount(for: "k") == 2 }
+
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        probe.open()
+        #expect(try await staying.value == 1, "the staying caller gets the shared work's result")
+        #expect(probe.cancelled == 0 && probe.started == 1)
+    }
+
+    @Test func theLastCallerLeavingCancelsTheWork() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let probe = Probe()
+        let first = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(1)) }
+        let second = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(1)) }
+        try await eventually { probe.started == 1 }
+
+        first.cancel()
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        await #expect(throws: CancellationError.self) { try await second.value }
+        try await eventually { probe.cancelled == 1 }
+        #expect(coalescer.inFlightCount == 0)
+
+        // A new request after that starts afresh.
+        let again = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(3)) }
+        try await eventually { probe.started == 2 }
+        probe.open()
+        #expect(try await again.value == 3)
+    }
+
+    @Test func theWorkLearnsWhenAHigherPriorityCallerJoins() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let probe = Probe()
+        let prefetch = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(7)) }
+        try await eventually { probe.started == 1 }  // its observer is registered
+        let visible = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(7)) }
+        try await eventually { probe.raisedTo == [.visible] }
+        let another = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(7)) }
+        try await eventually { coalescer.callerCount(for: "k") == 3 }
+
+        probe.open()
+        #expect(try await [prefetch.value, visible.value, another.value] == [7, 7, 7])
+        #expect(probe.raisedTo == [.visible], "a lower priority joining changes nothing")
+    }
+
+    @Test func anErrorReachesEveryCaller() async throws {
+        struct Failure: Error {}
+        let coalescer = Coalescer<String, Int>()
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    do {
+                        _ = try await coalescer.value(for: "bad", priority: .visible) { _ in
+                            try await Task.sleep(for: .milliseconds(20))
+                            throw Failure()
+                        }
+                        return false
+                    } catch {
+                        return error is Failure
+                    }
+                }
+            }
+            for await sawFailure in group { #expect(sawFailure) }
+        }
+    }
+}
