@@ -1,0 +1,92 @@
+/// Where the bytes of an image come from: the role the pipeline fetches
+/// through (HTTP, files, or a test's stand-in), as Nuke's `DataLoading`.
+public protocol DataLoading: Sendable {
+    /// Loads the bytes `request` names, calling `progress` as they arrive.
+    /// - Throws: ``DataLoadingError``; `CancellationError` when the calling task is cancelled.
+    func load(_ request: DataRequest, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> LoadedData
+}
+
+/// What to load.
+public struct DataRequest: Sendable, Hashable {
+    /// An `http(s)://` or `file://` URL, or a plain path.
+    public var url: String
+    /// Refuse anything larger, judged by the announced length before reading and by the bytes while reading. Default: 50 MB.
+    public var maximumBytes: Int
+    /// Validators of a copy already held, for a conditional request (a 304 costs no body).
+    public var validators: Validators?
+
+    /// The `ETag` and `Last-Modified` of a stored copy.
+    public struct Validators: Sendable, Hashable {
+        public var etag: String?
+        public var lastModified: String?
+
+        public init(etag: String?, lastModified: String?) {
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+    }
+
+    public init(url: String, maximumBytes: Int = 50_000_000, validators: Validators? = nil) {
+        self.url = url
+        self.maximumBytes = maximumBytes
+        self.validators = validators
+    }
+}
+
+/// Bytes received so far, and the total when it is known.
+public struct TransferProgress: Sendable, Hashable {
+    public let receivedBytes: Int
+    public let expectedBytes: Int?
+
+    public init(receivedBytes: Int, expectedBytes: Int?) {
+        self.receivedBytes = receivedBytes
+        self.expectedBytes = expectedBytes
+    }
+
+    /// 0…100 when the total is known.
+    public var percent: Double? {
+        guard let expectedBytes, expectedBytes > 0 else { return nil }
+        return min(100, Double(receivedBytes) * 100 / Double(expectedBytes))
+    }
+}
+
+/// What a load produced.
+public struct LoadedData: Sendable {
+    /// The body; empty when ``notModified``.
+    public var bytes: [UInt8]
+    /// The server said the stored copy is current (304): keep using it.
+    public var notModified: Bool
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+
+    public init(bytes: [UInt8], notModified: Bool = false, etag: String? = nil, lastModified: String? = nil,
+                contentType: String? = nil) {
+        self.bytes = bytes
+        self.notModified = notModified
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+    }
+}
+
+/// Why bytes could not be loaded.
+public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing is at that path or URL.
+    case notFound(String)
+    /// It exists but could not be read (permissions, a directory, an I/O error).
+    case unreadable(String, reason: String)
+    /// It is larger than ``DataRequest/maximumBytes``.
+    case tooLarge(String, bytes: Int, limit: Int)
+    /// The URL's scheme is not one this loader serves.
+    case unsupportedURL(String)
+
+    public var description: String {
+        switch self {
+        case let .notFound(url): "\(url): not found"
+        case let .unreadable(url, reason): "\(url): cannot read: \(reason)"
+        case let .tooLarge(url, bytes, limit): "\(url): \(bytes) bytes exceeds the limit of \(limit)"
+        case let .unsupportedURL(url): "\(url): unsupported URL"
+        }
+    }
+}
