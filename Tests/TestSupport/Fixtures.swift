@@ -127,3 +127,19 @@ extension Thumbnail {
         zip(a, b).map { abs(Int($0) - Int($1)) }
     }
 }
+
+/// A temporary directory that removes itself when the last reference goes.
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
+
+    public init() throws {
+        url = try Fixtures.temporaryDirectory()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The path of `name` inside the directory.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}

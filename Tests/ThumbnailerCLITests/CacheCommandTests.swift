@@ -4,15 +4,12 @@ import Testing
 import ThumbnailKit
 
 /// `thumbnailer cache stats|verify|clear` on a real cache directory.
-@Suite final class CacheCommandTests {
-    let directory: URL
+@Suite struct CacheCommandTests {
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = try Fixtures.temporaryDirectory()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDirectory()
     }
 
     private func populate() throws -> DiskCache {

@@ -4,15 +4,12 @@ import Testing
 import ThumbnailKit
 
 /// `thumbnailer thumb`, run as a real process on real files.
-@Suite final class ThumbCommandTests {
-    let directory: URL
+@Suite struct ThumbCommandTests {
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = try Fixtures.temporaryDirectory()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDirectory()
     }
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

@@ -9,16 +9,13 @@ import Glibc
 
 /// DiskCache against real processes: killed writers, concurrent writers, a
 /// file size limit. The children are the `cache-torture` tool.
-@Suite(.serialized) final class DiskCacheProcessTests {
-    let directory: URL
+@Suite(.serialized) struct DiskCacheProcessTests {
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let torture = ChildProcess.product("cache-torture")
 
     init() throws {
-        directory = try Fixtures.temporaryDirectory()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDirectory()
     }
 
     @Test func writersKilledAtRandomMomentsNeverLeaveAnEntryThatIsServedCorrupt() throws {

@@ -4,15 +4,12 @@ import Testing
 @testable import ThumbnailKit
 
 /// DiskCache in one process: layout, checksums, limits, reopening.
-@Suite final class DiskCacheTests {
-    let directory: URL
+@Suite struct DiskCacheTests {
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = try Fixtures.temporaryDirectory()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDirectory()
     }
 
     private func open(limit: Int = 1 << 20) throws -> DiskCache {

@@ -5,15 +5,12 @@ import Testing
 import ThumbnailKit
 
 /// Local files through the DataLoading role: paths, file URLs, progress, limits, errors.
-@Suite final class FileDataLoaderTests {
-    let directory: URL
+@Suite struct FileDataLoaderTests {
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = try Fixtures.temporaryDirectory()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDirectory()
     }
 
     private func write(_ name: String, bytes count: Int) throws -> String {
