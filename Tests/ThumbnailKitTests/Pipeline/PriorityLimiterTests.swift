@@ -50,6 +50,15 @@ import ThumbnailKit
         #expect(condition())
     }
 
+    /// A one-slot limiter whose slot a task holds until `gate.open()`, so others queue behind it.
+    func limiterWithItsOnlySlotHeld() async throws -> (PriorityLimiter, Gate, Task<Void, any Error>) {
+        let limiter = PriorityLimiter(limit: 1)
+        let gate = Gate()
+        let holder = Task { try await limiter.run(priority: .visible) { await gate.wait() } }
+        try await eventually { gate.isHeld }
+        return (limiter, gate, holder)
+    }
+
     @Test func neverMoreThanTheLimitRunAtOnce() async throws {
         let limiter = PriorityLimiter(limit: 3)
         let recorder = Recorder()
@@ -70,11 +79,8 @@ import ThumbnailKit
     }
 
     @Test func waitersRunByPriorityThenArrival() async throws {
-        let limiter = PriorityLimiter(limit: 1)
+        let (limiter, gate, holder) = try await limiterWithItsOnlySlotHeld()
         let recorder = Recorder()
-        let gate = Gate()
-        let holder = Task { try await limiter.run(priority: .visible) { await gate.wait() } }
-        try await eventually { gate.isHeld }
 
         var waiters: [Task<Void, any Error>] = []
         for (name, priority) in [("prefetch-1", RequestPriority.prefetch), ("prefetch-2", .prefetch),
@@ -90,11 +96,8 @@ import ThumbnailKit
     }
 
     @Test func raisingAWaitersPriorityMovesItAhead() async throws {
-        let limiter = PriorityLimiter(limit: 1)
+        let (limiter, gate, holder) = try await limiterWithItsOnlySlotHeld()
         let recorder = Recorder()
-        let gate = Gate()
-        let holder = Task { try await limiter.run(priority: .visible) { await gate.wait() } }
-        try await eventually { gate.isHeld }
 
         let first = Task { try await limiter.run(priority: .prefetch) { recorder.begin("first prefetch") } }
         try await eventually { limiter.waitingCount == 1 }
@@ -112,11 +115,8 @@ import ThumbnailKit
     }
 
     @Test func aWaiterCancelledInTheQueueLeavesWithoutTakingASlot() async throws {
-        let limiter = PriorityLimiter(limit: 1)
+        let (limiter, gate, holder) = try await limiterWithItsOnlySlotHeld()
         let recorder = Recorder()
-        let gate = Gate()
-        let holder = Task { try await limiter.run(priority: .visible) { await gate.wait() } }
-        try await eventually { gate.isHeld }
 
         let cancelled = Task { try await limiter.run(priority: .visible) { recorder.begin("cancelled") } }
         try await eventually { limiter.waitingCount == 1 }
@@ -133,10 +133,7 @@ import ThumbnailKit
     }
 
     @Test func aTaskCancelledBeforeItAsksNeverRuns() async throws {
-        let limiter = PriorityLimiter(limit: 1)
-        let gate = Gate()
-        let holder = Task { try await limiter.run(priority: .visible) { await gate.wait() } }
-        try await eventually { gate.isHeld }
+        let (limiter, gate, holder) = try await limiterWithItsOnlySlotHeld()
 
         let recorder = Recorder()
         let task = Task {
