@@ -6,10 +6,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ThumbnailKit", targets: ["ThumbnailKit"]),
+        .library(name: "ThumbnailHTTP", targets: ["ThumbnailHTTP"]),
         .executable(name: "thumbnailer", targets: ["thumbnailer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
@@ -36,9 +38,16 @@ let package = Package(
             name: "CThumbnail",
             dependencies: ["CJPEG", "CPNG"]
         ),
+        // Decoding, caches and the pipeline. Foundation-free: a process that
+        // only makes thumbnails does not pay Foundation's start-up.
         .target(
             name: "ThumbnailKit",
-            dependencies: ["CThumbnail", "CNettle"]
+            dependencies: ["CThumbnail", "CNettle", .product(name: "Logging", package: "swift-log")]
+        ),
+        // HTTP fetching with URLSession (FoundationNetworking on Linux).
+        .target(
+            name: "ThumbnailHTTP",
+            dependencies: ["ThumbnailKit"]
         ),
         .executableTarget(
             name: "thumbnailer",
@@ -67,7 +76,7 @@ let package = Package(
         .testTarget(
             name: "ThumbnailKitTests",
             dependencies: [
-                "ThumbnailKit", "TestSupport", "cache-torture",
+                "ThumbnailKit", "ThumbnailHTTP", "TestSupport", "cache-torture",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

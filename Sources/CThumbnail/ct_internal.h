@@ -60,12 +60,7 @@ int ct_input_seek(ct_input *input, uint64_t offset);
 
 /* ---- geometry -------------------------------------------------------- */
 
-/**
- * Fits width × height into max_width × max_height (0 = unbounded), keeping the
- * aspect ratio, never upscaling, each side at least 1.
- */
-void ct_fit_size(uint32_t width, uint32_t height, uint32_t max_width, uint32_t max_height,
-                 uint32_t *out_width, uint32_t *out_height);
+/* ct_fit_size is public: see cthumbnail.h. */
 
 /**
  * The pre-orientation size of the thumbnail for a source of width × height

@@ -28,6 +28,10 @@ public final class TestHTTPServer: @unchecked Sendable {
         public var claimedLength: Int?
         /// Answer `If-None-Match` with this ETag by 304 Not Modified.
         public var etag: String?
+        /// Answer `If-Modified-Since` with this date by 304 Not Modified.
+        public var lastModified: String?
+        /// Send no Content-Length: the body ends when the server closes the connection.
+        public var omitsContentLength = false
 
         public init(status: Int = 200, body: [UInt8] = [], headers: [String: String] = [:]) {
             self.status = status
@@ -175,13 +179,20 @@ public final class TestHTTPServer: @unchecked Sendable {
         if behavior.headerDelay > .zero { sleep(behavior.headerDelay) }
         var status = behavior.status
         var body = behavior.body
-        if let etag = behavior.etag, request.headers["if-none-match"] == etag {
+        let etagMatches = behavior.etag != nil && request.headers["if-none-match"] == behavior.etag
+        let dateMatches = behavior.lastModified != nil && request.headers["if-modified-since"] == behavior.lastModified
+        if etagMatches || dateMatches {
             status = 304
             body = []
         }
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
-        head += "Content-Length: \(behavior.claimedLength ?? body.count)\r\n"
+        if behavior.omitsContentLength {
+            head += "Connection: close\r\n"
+        } else {
+            head += "Content-Length: \(behavior.claimedLength ?? body.count)\r\n"
+        }
         if let etag = behavior.etag { head += "ETag: \(etag)\r\n" }
+        if let lastModified = behavior.lastModified { head += "Last-Modified: \(lastModified)\r\n" }
         for (name, value) in behavior.headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         guard send(Array(head.utf8), on: connection) else { return recordEarlyClose(request) }
@@ -196,8 +207,8 @@ public final class TestHTTPServer: @unchecked Sendable {
             offset = end
             if let pause = behavior.trickle?.pause, offset < limit { sleep(pause) }
         }
-        // A dropped or over-claimed body ends the connection: the client sees it cut short.
-        return behavior.dropAfter == nil && behavior.claimedLength == nil
+        // A dropped, over-claimed or close-delimited body ends the connection.
+        return behavior.dropAfter == nil && behavior.claimedLength == nil && !behavior.omitsContentLength
     }
 
     private func recordEarlyClose(_ request: Request) -> Bool {

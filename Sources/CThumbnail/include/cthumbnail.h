@@ -207,6 +207,23 @@ ct_status ct_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, i
 ct_status ct_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
                         ct_buffer *output, ct_error *error);
 
+/**
+ * The size an image of width × height takes when fitted into max_width ×
+ * max_height (0 = unbounded): the aspect ratio kept (rounded to nearest),
+ * never upscaled, each side at least 1. The decoders size thumbnails so.
+ */
+void ct_fit_size(uint32_t width, uint32_t height, uint32_t max_width, uint32_t max_height,
+                 uint32_t *out_width, uint32_t *out_height);
+
+/**
+ * Scales width × height RGBA8 pixels (straight alpha) down to exactly
+ * dst_width × dst_height (each no larger than the source) with the decoders'
+ * area filter. On success *output is a malloc'd dst_width × dst_height × 4
+ * buffer the caller frees.
+ */
+ct_status ct_downscale_rgba(const uint8_t *rgba, uint32_t width, uint32_t height, uint32_t dst_width,
+                            uint32_t dst_height, uint8_t **output, ct_error *error);
+
 /** A static English name for a status ("corrupt", "truncated", …). */
 const char *ct_status_name(ct_status status);
 

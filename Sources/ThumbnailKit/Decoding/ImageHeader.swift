@@ -19,6 +19,11 @@ public struct ImageHeader: Sendable, Hashable {
     /// Bits per sample as stored.
     public let bitDepth: Int
 
+    /// Width once EXIF orientation is applied (orientations 5…8 swap the sides).
+    public var orientedWidth: Int { (5...8).contains(orientation) ? height : width }
+    /// Height once EXIF orientation is applied.
+    public var orientedHeight: Int { (5...8).contains(orientation) ? width : height }
+
     init(_ info: ct_image_info) {
         format = info.format == CT_FORMAT_PNG ? .png : .jpeg
         width = Int(info.width)

@@ -1,3 +1,5 @@
+import CThumbnail
+
 /// A decoded, downscaled image: RGBA8 pixels and what it took to make them.
 public struct Thumbnail: Sendable {
     /// Width in pixels, after EXIF orientation.
@@ -20,6 +22,25 @@ public struct Thumbnail: Sendable {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
         let offset = (y * width + x) * 4
         return (pixels[offset], pixels[offset + 1], pixels[offset + 2], pixels[offset + 3])
+    }
+
+    /// This thumbnail scaled down to exactly `width` × `height` with the
+    /// decoder's area filter, keeping the report of the decode that made it.
+    /// One decode at the largest size can so serve several smaller ones.
+    /// - Throws: ``ThumbnailDecodingError/outOfMemory(_:)``; a precondition
+    ///   failure if the size is larger than this thumbnail's.
+    public func downscaled(toWidth width: Int, height: Int) throws -> Thumbnail {
+        precondition(width >= 1 && height >= 1 && width <= self.width && height <= self.height,
+                     "cannot scale \(self.width)x\(self.height) down to \(width)x\(height)")
+        var output: UnsafeMutablePointer<UInt8>?
+        var error = ct_error()
+        let status = pixels.withUnsafeBytes { raw in
+            ct_downscale_rgba(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(self.width),
+                              UInt32(self.height), UInt32(width), UInt32(height), &output, &error)
+        }
+        guard status == CT_OK, let output else { throw error.swiftError() }
+        return Thumbnail(width: width, height: height,
+                         pixels: PixelBuffer(takingOwnershipOf: output, count: width * height * 4), report: report)
     }
 
     public init(width: Int, height: Int, pixels: PixelBuffer, report: DecodeReport) {

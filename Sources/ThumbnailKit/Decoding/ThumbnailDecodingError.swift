@@ -45,7 +45,6 @@ public enum ThumbnailDecodingError: Error, Equatable, Sendable, CustomStringConv
 }
 
 extension ct_error {
-    /// The C module's status and message as a Swift error; `CancellationError` for a cancelled decode.
     /// The NUL-terminated message as a String.
     var text: String {
         var copy = message
@@ -54,6 +53,7 @@ extension ct_error {
         }
     }
 
+    /// The C module's status and message as a Swift error; `CancellationError` for a cancelled decode.
     func swiftError() -> any Error {
         let message = text
         switch status {

@@ -1,3 +1,5 @@
+import CThumbnail
+
 /// The box a thumbnail must fit in. The aspect ratio is kept, each side is at
 /// least one pixel, and an image smaller than the box keeps its size.
 public struct ThumbnailSize: Sendable, Hashable, CustomStringConvertible {
@@ -22,6 +24,37 @@ public struct ThumbnailSize: Sendable, Hashable, CustomStringConvertible {
 
     /// No box: decode at the source size (what a naive app does).
     public static let original = ThumbnailSize(maxWidth: nil, maxHeight: nil)
+
+    /// The size an image of `width` × `height` takes in this box: exactly the
+    /// size the decoder gives a thumbnail of it.
+    public func fitting(width: Int, height: Int) -> (width: Int, height: Int) {
+        var fittedWidth: UInt32 = 0
+        var fittedHeight: UInt32 = 0
+        ct_fit_size(UInt32(clamping: width), UInt32(clamping: height), UInt32(clamping: maxWidth ?? 0),
+                    UInt32(clamping: maxHeight ?? 0), &fittedWidth, &fittedHeight)
+        return (Int(fittedWidth), Int(fittedHeight))
+    }
+
+    /// The smallest box that holds every box in `sizes`: one decode at this
+    /// size can be scaled down to each of them.
+    public static func union(of sizes: some Sequence<ThumbnailSize>) -> ThumbnailSize {
+        var union: ThumbnailSize?
+        for size in sizes {
+            guard let current = union else {
+                union = size
+                continue
+            }
+            union = ThumbnailSize(maxWidth: larger(current.maxWidth, size.maxWidth),
+                                  maxHeight: larger(current.maxHeight, size.maxHeight))
+        }
+        return union ?? .original
+    }
+
+    /// The larger bound, `nil` (unbounded) being the largest.
+    private static func larger(_ first: Int?, _ second: Int?) -> Int? {
+        guard let first, let second else { return nil }
+        return max(first, second)
+    }
 
     /// Parses `256` (a square) or `320x200` (a box). Returns `nil` for anything else.
     public init?(parsing text: String) {

@@ -78,8 +78,32 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     case unreadable(String, reason: String)
     /// It is larger than ``DataRequest/maximumBytes``.
     case tooLarge(String, bytes: Int, limit: Int)
-    /// The URL's scheme is not one this loader serves.
+    /// The URL's scheme is not one this loader serves, or the URL is malformed.
     case unsupportedURL(String)
+    /// The server answered with a status other than 2xx (or 304 to a conditional request).
+    case httpStatus(String, status: Int, retryAfter: Duration?)
+    /// No answer within the connect timeout, or the transfer outlasted its whole-transfer timeout.
+    case timedOut(String, after: Duration)
+    /// The connection could not be made or broke (refused, reset, host not found).
+    case network(String, reason: String)
+    /// The body ended before the announced length: the connection was dropped mid-transfer.
+    case truncated(String, received: Int, expected: Int)
+
+    /// Whether trying again may succeed: timeouts, network failures, dropped
+    /// bodies, and the statuses ``RetryPolicy/isTransient(status:)`` names.
+    public var isTransient: Bool {
+        switch self {
+        case let .httpStatus(_, status, _): RetryPolicy.isTransient(status: status)
+        case .timedOut, .network, .truncated: true
+        case .notFound, .unreadable, .tooLarge, .unsupportedURL: false
+        }
+    }
+
+    /// The pause the server asked for with `Retry-After`, if any.
+    public var retryAfter: Duration? {
+        guard case let .httpStatus(_, _, retryAfter) = self else { return nil }
+        return retryAfter
+    }
 
     public var description: String {
         switch self {
@@ -87,6 +111,10 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .unreadable(url, reason): "\(url): cannot read: \(reason)"
         case let .tooLarge(url, bytes, limit): "\(url): \(bytes) bytes exceeds the limit of \(limit)"
         case let .unsupportedURL(url): "\(url): unsupported URL"
+        case let .httpStatus(url, status, _): "\(url): HTTP \(status)"
+        case let .timedOut(url, after): "\(url): timed out after \(after)"
+        case let .network(url, reason): "\(url): \(reason)"
+        case let .truncated(url, received, expected): "\(url): connection closed after \(received) of \(expected) bytes"
         }
     }
 }

@@ -94,3 +94,39 @@ import ThumbnailKit
         }
     }
 }
+
+/// One decode serving several sizes: a thumbnail scaled down again.
+@Suite struct DownscalingTests {
+    @Test func aDecodedThumbnailScalesDownExactlyByTheAreaFilter() throws {
+        let source = RGBAImage(width: 97, height: 61) { x, y in
+            (UInt8((x * 7 + y * 3) % 256), UInt8((x * x + y) % 256), UInt8((x ^ y) % 256), UInt8(128 + (x + y) % 128))
+        }
+        let full = try ThumbnailDecoder(size: .original).decode(try source.png())
+        let small = try full.downscaled(toWidth: 40, height: 25)
+        #expect(small.width == 40 && small.height == 25 && small.report == full.report)
+        #expect(small.maximumDifference(from: source.areaDownscaled(toWidth: 40, height: 25)) <= 1)
+    }
+
+    @Test(arguments: ["photo-aitzgorri-baseline-3000x1998.jpg", "photo-friends-portrait-1000x1502.jpg",
+                      "photo-sunset-rgba-vignette-1024x683.png"])
+    func aSmallerSizeFromTheLargerThumbnailMatchesADirectDecode(photo: String) throws {
+        let bytes = try Fixtures.bytes(ofTestImage: photo)
+        let large = try ThumbnailDecoder(size: .fit(320)).decode(bytes)
+        let direct = try ThumbnailDecoder(size: .fit(width: 100, height: 80)).decode(bytes)
+        let source = large.report.source
+        let fitted = ThumbnailSize.fit(width: 100, height: 80).fitting(width: source.orientedWidth,
+                                                                      height: source.orientedHeight)
+        #expect(fitted == (direct.width, direct.height), "the fitting rule is the decoder's")
+
+        let derived = try large.downscaled(toWidth: fitted.width, height: fitted.height)
+        #expect(derived.meanDifference(from: direct) < 1.5, "two area filters in a row stay within rounding of one")
+    }
+
+    @Test func theUnionOfBoxesHoldsEachOfThem() {
+        #expect(ThumbnailSize.union(of: [.fit(64), .fit(width: 320, height: 200), .fit(128)])
+            == .fit(width: 320, height: 200))
+        #expect(ThumbnailSize.union(of: [.fit(64), ThumbnailSize(maxWidth: nil, maxHeight: 50)])
+            == ThumbnailSize(maxWidth: nil, maxHeight: 64))
+        #expect(ThumbnailSize.union(of: []) == .original)
+    }
+}
