@@ -65,6 +65,12 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         state.withLock { $0.entries[key]?.waiters.count ?? 0 }
     }
 
+    /// Raises the priority of the work running for `key`, if any, as a new
+    /// caller at `priority` would (for work that waits on this work).
+    public func raisePriority(for key: Key, to priority: RequestPriority) {
+        state.withLock { $0.entries[key]?.work }?.raise(to: priority)
+    }
+
     /// The value for `key`: from the work already running for it, or from
     /// `work`, started now in its own task.
     /// - Throws: what the work throws, or `CancellationError` if this caller's task is cancelled.

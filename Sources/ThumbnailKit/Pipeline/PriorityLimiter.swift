@@ -7,7 +7,8 @@ import Synchronization
 /// while it waits leaves the queue at once with `CancellationError`.
 public final class PriorityLimiter: Sendable {
     /// A place in the queue, kept by the caller to raise its priority later.
-    /// One ticket serves one ``PriorityLimiter/run(priority:ticket:_:)``.
+    /// A ticket serves one ``PriorityLimiter/run(priority:ticket:_:)`` at a
+    /// time (a retried download uses its ticket again).
     public final class Ticket: Sendable {
         fileprivate let id: UInt64
         fileprivate let limiter: PriorityLimiter

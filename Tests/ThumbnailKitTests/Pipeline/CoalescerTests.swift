@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TestSupport
 import ThumbnailKit
 
 /// One piece of work per key in flight; callers leave alone; the last one cancels.
@@ -29,10 +30,6 @@ import ThumbnailKit
         }
     }
 
-    func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<5_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(condition())
-    }
 
     @Test func twentyCallersForOneKeyShareOneRun() async throws {
         let coalescer = Coalescer<String, Int>()
@@ -41,7 +38,7 @@ import ThumbnailKit
             for _ in 0..<20 {
                 group.addTask { try await coalescer.value(for: "a.jpg", priority: .visible, work: probe.work(42)) }
             }
-            try await eventually { coalescer.callerCount(for: "a.jpg") == 20 }
+            #expect(try await eventually { coalescer.callerCount(for: "a.jpg") == 20 })
             probe.open()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -54,9 +51,9 @@ import ThumbnailKit
         let coalescer = Coalescer<String, Int>()
         let probe = Probe()
         let leaving = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(1)) }
-        try await eventually { probe.started == 1 }
+        #expect(try await eventually { probe.started == 1 })
         let staying = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(2)) }
-        try await eventually { coalescer.callerCount(for: "k") == 2 }
+        #expect(try await eventually { coalescer.callerCount(for: "k") == 2 })
 
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
@@ -70,18 +67,18 @@ import ThumbnailKit
         let probe = Probe()
         let first = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(1)) }
         let second = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(1)) }
-        try await eventually { probe.started == 1 }
+        #expect(try await eventually { probe.started == 1 })
 
         first.cancel()
         second.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
         await #expect(throws: CancellationError.self) { try await second.value }
-        try await eventually { probe.cancelled == 1 }
+        #expect(try await eventually { probe.cancelled == 1 })
         #expect(coalescer.inFlightCount == 0)
 
         // A new request after that starts afresh.
         let again = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(3)) }
-        try await eventually { probe.started == 2 }
+        #expect(try await eventually { probe.started == 2 })
         probe.open()
         #expect(try await again.value == 3)
     }
@@ -90,11 +87,11 @@ import ThumbnailKit
         let coalescer = Coalescer<String, Int>()
         let probe = Probe()
         let prefetch = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(7)) }
-        try await eventually { probe.started == 1 }  // its observer is registered
+        #expect(try await eventually { probe.started == 1 })  // its observer is registered
         let visible = Task { try await coalescer.value(for: "k", priority: .visible, work: probe.work(7)) }
-        try await eventually { probe.raisedTo == [.visible] }
+        #expect(try await eventually { probe.raisedTo == [.visible] })
         let another = Task { try await coalescer.value(for: "k", priority: .prefetch, work: probe.work(7)) }
-        try await eventually { coalescer.callerCount(for: "k") == 3 }
+        #expect(try await eventually { coalescer.callerCount(for: "k") == 3 })
 
         probe.open()
         #expect(try await [prefetch.value, visible.value, another.value] == [7, 7, 7])

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TestSupport
 import ThumbnailKit
 
 /// The concurrency bound, priority order, raising and cancellation of PriorityLimiter.
@@ -42,20 +43,13 @@ import ThumbnailKit
         }
     }
 
-    /// Polls until `condition` holds (the test's only timing; generous bound).
-    func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<5_000 where !condition() {
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(condition())
-    }
 
     /// A one-slot limiter whose slot a task holds until `gate.open()`, so others queue behind it.
     func limiterWithItsOnlySlotHeld() async throws -> (PriorityLimiter, Gate, Task<Void, any Error>) {
         let limiter = PriorityLimiter(limit: 1)
         let gate = Gate()
         let holder = Task { try await limiter.run(priority: .visible) { await gate.wait() } }
-        try await eventually { gate.isHeld }
+        #expect(try await eventually { gate.isHeld })
         return (limiter, gate, holder)
     }
 
@@ -86,7 +80,7 @@ import ThumbnailKit
         for (name, priority) in [("prefetch-1", RequestPriority.prefetch), ("prefetch-2", .prefetch),
                                  ("visible-1", .visible), ("normal-1", .normal), ("visible-2", .visible)] {
             waiters.append(Task { try await limiter.run(priority: priority) { recorder.begin(name) } })
-            try await eventually { limiter.waitingCount == waiters.count }
+            #expect(try await eventually { limiter.waitingCount == waiters.count })
         }
         gate.open()
         try await holder.value
@@ -100,10 +94,10 @@ import ThumbnailKit
         let recorder = Recorder()
 
         let first = Task { try await limiter.run(priority: .prefetch) { recorder.begin("first prefetch") } }
-        try await eventually { limiter.waitingCount == 1 }
+        #expect(try await eventually { limiter.waitingCount == 1 })
         let ticket = limiter.makeTicket()
         let second = Task { try await limiter.run(priority: .prefetch, ticket: ticket) { recorder.begin("scrolled into view") } }
-        try await eventually { limiter.waitingCount == 2 }
+        #expect(try await eventually { limiter.waitingCount == 2 })
         ticket.raise(to: .visible)
         ticket.raise(to: .prefetch)  // never lowers
 
@@ -119,9 +113,9 @@ import ThumbnailKit
         let recorder = Recorder()
 
         let cancelled = Task { try await limiter.run(priority: .visible) { recorder.begin("cancelled") } }
-        try await eventually { limiter.waitingCount == 1 }
+        #expect(try await eventually { limiter.waitingCount == 1 })
         let later = Task { try await limiter.run(priority: .prefetch) { recorder.begin("later") } }
-        try await eventually { limiter.waitingCount == 2 }
+        #expect(try await eventually { limiter.waitingCount == 2 })
 
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }

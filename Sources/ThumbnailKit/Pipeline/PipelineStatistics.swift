@@ -1,0 +1,23 @@
+/// What a pipeline has done since it was made: for status lines, summaries and tests.
+public struct PipelineStatistics: Sendable, Hashable {
+    /// Requests answered from the memory cache.
+    public var memoryHits = 0
+    /// Thumbnails read back from the thumbnail disk tier.
+    public var thumbnailDiskHits = 0
+    /// Originals read back from the original disk tier instead of fetched.
+    public var originalDiskHits = 0
+    /// Fetches that returned a body (HTTP GETs with 2xx, file reads).
+    public var downloads = 0
+    /// Conditional requests answered 304: the stored original was current.
+    public var notModified = 0
+    /// Body bytes fetched.
+    public var bytesDownloaded = 0
+    /// Originals decoded (one decode can make several sizes).
+    public var decodes = 0
+    /// Fetch attempts repeated after a transient failure.
+    public var retries = 0
+    /// Requests that ended in an error other than cancellation.
+    public var failures = 0
+
+    public init() {}
+}

@@ -1,0 +1,44 @@
+/// Decodes an original once, at the union of the sizes wanted of it, and
+/// scales that result down to each of them; at most `limiter.limit` at once.
+struct ThumbnailRenderer: Sendable {
+    let decoder: ThumbnailDecoder
+    let limiter: PriorityLimiter
+    let statistics: StatisticsCounter
+
+    /// Thumbnails of `bytes` for every size `wantedSizes` names once a decode slot is free.
+    func render(_ bytes: [UInt8], wantedSizes: () -> Set<ThumbnailSize>,
+                priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
+        let ticket = limiter.makeTicket()
+        priority.follow(with: ticket)
+        return try await limiter.run(priority: priority.current, ticket: ticket) {
+            // Read only now: sizes asked for while this waited are made too.
+            let sizes = wantedSizes()
+            var decoder = decoder
+            decoder.size = ThumbnailSize.union(of: sizes)
+            let largest = try await decode(bytes, with: decoder)
+            statistics.record { $0.decodes += 1 }
+            let source = largest.report.source
+            let (width, height) = decoder.appliesOrientation
+                ? (source.orientedWidth, source.orientedHeight) : (source.width, source.height)
+            var thumbnails: [ThumbnailSize: Thumbnail] = [:]
+            for size in sizes {
+                let fitted = size.fitting(width: width, height: height)
+                thumbnails[size] = fitted == (largest.width, largest.height)
+                    ? largest
+                    : try largest.downscaled(toWidth: min(fitted.width, largest.width),
+                                             height: min(fitted.height, largest.height))
+            }
+            return thumbnails
+        }
+    }
+
+    /// Decodes on a Dispatch thread; cancelling the task stops the decode between scanline batches.
+    private func decode(_ bytes: [UInt8], with decoder: ThumbnailDecoder) async throws -> Thumbnail {
+        let cancellation = DecodeCancellation()
+        return try await withTaskCancellationHandler {
+            try await BlockingWork.run { try decoder.decode(bytes, cancellation: cancellation) }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}

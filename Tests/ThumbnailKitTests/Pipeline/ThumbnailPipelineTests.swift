@@ -1,0 +1,320 @@
+import Synchronization
+import TestSupport
+import Testing
+import ThumbnailHTTP
+import ThumbnailKit
+
+/// The pipeline end to end against the loopback server, with request counts
+/// observed at the server: coalescing, cancellation, retries, errors, the
+/// cache tiers and progress.
+@Suite final class ThumbnailPipelineTests: Sendable {
+    let server: TestHTTPServer
+    let temporary: TemporaryDirectory
+    let disk: DiskCache
+    let photo: [UInt8]
+    static let photoName = "photo-aitzgorri-baseline-3000x1998.jpg"
+
+    init() throws {
+        server = try TestHTTPServer()
+        temporary = try TemporaryDirectory()
+        disk = try DiskCache(directory: temporary.path("cache"))
+        photo = try Fixtures.bytes(ofTestImage: Self.photoName)
+    }
+
+    deinit { server.stop() }
+
+    /// Quick retries without jitter, so a test of three attempts takes a fraction of a second.
+    static let quickRetries = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(50), jitter: 0)
+
+    func makePipeline(retryPolicy: RetryPolicy = quickRetries, downloads: Int = 6,
+                      loader: URLSessionDataLoader = URLSessionDataLoader()) -> ThumbnailPipeline {
+        ThumbnailPipeline(configuration: .init(dataLoader: loader, diskCache: disk,
+                                               maximumConcurrentDownloads: downloads, retryPolicy: retryPolicy))
+    }
+
+    func request(_ path: String, size: Int = 256, priority: RequestPriority = .normal,
+                 policy: CachePolicy = .useCache) -> ThumbnailRequest {
+        ThumbnailRequest(url: server.url(path), size: .fit(size), priority: priority, cachePolicy: policy)
+    }
+
+    /// The photo, sent slowly enough that callers can join, leave or cancel mid-transfer (about 2 s whole).
+    func slowPhoto() -> TestHTTPServer.Behavior {
+        var behavior = TestHTTPServer.Behavior(body: photo)
+        behavior.trickle = (chunk: 16 * 1024, pause: .milliseconds(30))
+        return behavior
+    }
+
+    var storedEntries: Int { (try? disk.statistics().totalEntries) ?? -1 }
+
+    // MARK: Coalescing
+
+    @Test func twentyConcurrentRequestsForOneURLShareOneGETAndOneDecode() async throws {
+        var behavior = TestHTTPServer.Behavior(body: photo)
+        behavior.headerDelay = .milliseconds(300)
+        server.route("/photo.jpg", behavior)
+        let pipeline = makePipeline()
+        let thumbnails = try await withThrowingTaskGroup(of: Thumbnail.self) { group in
+            for _ in 0..<20 { group.addTask { try await pipeline.thumbnail(for: self.request("/photo.jpg")) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(thumbnails.count == 20)
+        #expect(thumbnails.allSatisfy { $0.width == 256 && $0.height == 170 && $0.pixels === thumbnails[0].pixels })
+        #expect(server.requestCount("/photo.jpg") == 1)
+        #expect(pipeline.statistics.decodes == 1 && pipeline.statistics.downloads == 1)
+    }
+
+    @Test func sizesOfOneURLWantedTogetherComeFromOneDecode() async throws {
+        var behavior = TestHTTPServer.Behavior(body: photo)
+        behavior.headerDelay = .milliseconds(300)
+        server.route("/photo.jpg", behavior)
+        let pipeline = makePipeline()
+        let sizes = [64, 128, 256, 200]
+        let made = try await withThrowingTaskGroup(of: (Int, Thumbnail).self) { group in
+            for size in sizes {
+                group.addTask { (size, try await pipeline.thumbnail(for: self.request("/photo.jpg", size: size))) }
+            }
+            return try await group.reduce(into: [Int: Thumbnail]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(server.requestCount("/photo.jpg") == 1)
+        #expect(pipeline.statistics.decodes == 1)
+        for size in sizes {
+            let direct = try await ThumbnailDecoder(size: .fit(size)).decode(photo)
+            let thumbnail = try #require(made[size])
+            #expect((thumbnail.width, thumbnail.height) == (direct.width, direct.height))
+            #expect(thumbnail.meanDifference(from: direct) < 1.5)
+        }
+        // Each size was kept: asking again costs nothing.
+        for size in sizes { _ = try await pipeline.thumbnail(for: request("/photo.jpg", size: size)) }
+        #expect(pipeline.statistics.memoryHits == sizes.count && server.requestCount("/photo.jpg") == 1)
+    }
+
+    // MARK: Cancellation
+
+    @Test func cancellingOneOfTwoWaitersLeavesTheTransferRunningForTheOther() async throws {
+        server.route("/photo.jpg", slowPhoto())
+        let pipeline = makePipeline()
+        let firstBytes = Mutex(false)
+        let leaving = Task {
+            try await pipeline.thumbnail(for: self.request("/photo.jpg")) { _ in firstBytes.withLock { $0 = true } }
+        }
+        let staying = Task { try await pipeline.thumbnail(for: self.request("/photo.jpg")) }
+        #expect(try await eventually { firstBytes.withLock { $0 } })
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        let thumbnail = try await staying.value
+        #expect(thumbnail.width == 256)
+        #expect(server.requestCount("/photo.jpg") == 1 && server.earlyCloseCount("/photo.jpg") == 0)
+    }
+
+    @Test func cancellingEveryWaiterClosesTheConnectionAndStoresNothing() async throws {
+        server.route("/photo.jpg", slowPhoto())
+        let pipeline = makePipeline()
+        let firstBytes = Mutex(false)
+        let waiters = [
+            Task { try await pipeline.thumbnail(for: self.request("/photo.jpg")) { _ in firstBytes.withLock { $0 = true } } },
+            Task { try await pipeline.thumbnail(for: self.request("/photo.jpg")) },
+        ]
+        #expect(try await eventually { firstBytes.withLock { $0 } })
+        for waiter in waiters { waiter.cancel() }
+        for waiter in waiters { await #expect(throws: CancellationError.self) { try await waiter.value } }
+        // The transfer had about 2 s to go; the server sees the hang-up at its next write.
+        #expect(try await eventually(within: .seconds(1)) { self.server.earlyCloseCount("/photo.jpg") == 1 })
+        #expect(server.requestCount("/photo.jpg") == 1)
+        #expect(storedEntries == 0 && pipeline.memoryCache.statistics.count == 0)
+        #expect(pipeline.statistics.failures == 0, "cancellation is not a failure")
+    }
+
+    // MARK: Retries and errors
+
+    @Test func twoServiceUnavailableThenSuccessTakesThreeGETsWithGrowingPauses() async throws {
+        server.route("/photo.jpg", .init(status: 503), .init(status: 503), .init(body: photo))
+        let pipeline = makePipeline()
+        let retries = Mutex([Duration]())
+        let started = ContinuousClock.now
+        let thumbnail = try await pipeline.thumbnail(for: request("/photo.jpg")) { progress in
+            if case let .retrying(_, _, delay, _) = progress { retries.withLock { $0.append(delay) } }
+        }
+        #expect(thumbnail.width == 256)
+        #expect(server.requestCount("/photo.jpg") == 3)
+        #expect(retries.withLock { $0 } == [.milliseconds(50), .milliseconds(100)], "exponential backoff")
+        #expect(ContinuousClock.now - started >= .milliseconds(150), "the pauses were taken")
+        #expect(pipeline.statistics.retries == 2 && pipeline.statistics.failures == 0)
+    }
+
+    @Test func tooManyRequestsWaitsForRetryAfter() async throws {
+        server.route("/photo.jpg", .init(status: 429, headers: ["Retry-After": "1"]), .init(body: photo))
+        let pipeline = makePipeline()
+        let messages = Mutex([String]())
+        let started = ContinuousClock.now
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg")) { progress in
+            if let message = progress.message { messages.withLock { $0.append(message) } }
+        }
+        #expect(ContinuousClock.now - started >= .seconds(1))
+        #expect(server.requestCount("/photo.jpg") == 2)
+        #expect(messages.withLock { $0 }.first?.hasPrefix("retrying in 1.0 s (attempt 2 of 3): ") == true)
+    }
+
+    @Test func notFoundIsOneGETAndATypedError() async throws {
+        server.route("/missing.jpg", .init(status: 404))
+        let pipeline = makePipeline()
+        await #expect(throws: DataLoadingError.httpStatus(server.url("/missing.jpg"), status: 404, retryAfter: nil)) {
+            try await pipeline.thumbnail(for: self.request("/missing.jpg"))
+        }
+        #expect(server.requestCount("/missing.jpg") == 1)
+        #expect(storedEntries == 0 && pipeline.statistics.failures == 1)
+    }
+
+    @Test func aCorruptBodyIsATypedErrorAndNothingIsStored() async throws {
+        var corrupt = photo
+        for index in stride(from: 2_000, to: corrupt.count, by: 97) { corrupt[index] = 0xFF }
+        corrupt[4_000] = 0xD9  // an end-of-image marker inside the entropy-coded data
+        server.route("/corrupt.jpg", .init(body: Array(corrupt.prefix(200_000)) + [0x00, 0x11, 0xFF, 0x01]))
+        server.route("/notanimage.jpg", .init(body: Array("<html>a login page</html>".utf8)))
+        let pipeline = makePipeline()
+        for path in ["/corrupt.jpg", "/notanimage.jpg"] {
+            do {
+                _ = try await pipeline.thumbnail(for: request(path))
+                Issue.record("\(path) decoded")
+            } catch let error as ThumbnailDecodingError {
+                #expect(!error.message.isEmpty)
+            }
+            #expect(server.requestCount(path) == 1, "a corrupt image is never retried")
+        }
+        #expect(storedEntries == 0 && pipeline.memoryCache.statistics.count == 0)
+    }
+
+    @Test func aDroppedConnectionStoresNothingAndALaterRequestDownloadsAgain() async throws {
+        var cut = TestHTTPServer.Behavior(body: photo)
+        cut.dropAfter = 300_000
+        server.route("/photo.jpg", cut, .init(body: photo))
+        let pipeline = makePipeline(retryPolicy: .never)
+        do {
+            _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
+            Issue.record("a cut body decoded")
+        } catch let error as DataLoadingError {
+            #expect(error == .truncated(server.url("/photo.jpg"), received: 300_000, expected: photo.count))
+        }
+        #expect(storedEntries == 0)
+        let thumbnail = try await pipeline.thumbnail(for: request("/photo.jpg"))
+        #expect(thumbnail.width == 256 && server.requestCount("/photo.jpg") == 2)
+    }
+
+    @Test func aDroppedConnectionIsRetriedLikeAReset() async throws {
+        var cut = TestHTTPServer.Behavior(body: photo)
+        cut.dropAfter = 300_000
+        server.route("/photo.jpg", cut, .init(body: photo))
+        let pipeline = makePipeline()
+        #expect(try await pipeline.thumbnail(for: request("/photo.jpg")).width == 256)
+        #expect(server.requestCount("/photo.jpg") == 2 && pipeline.statistics.retries == 1)
+    }
+
+    @Test func anAnnouncedTwoHundredMegabytesIsRefusedBeforeTheBody() async throws {
+        var huge = TestHTTPServer.Behavior(body: photo)
+        huge.claimedLength = 200_000_000
+        huge.trickle = (chunk: 16 * 1024, pause: .milliseconds(30))
+        server.route("/huge.jpg", huge)
+        let pipeline = makePipeline()
+        let bodyBytes = Mutex(0)
+        await #expect(throws: DataLoadingError.tooLarge(server.url("/huge.jpg"), bytes: 200_000_000, limit: 50_000_000)) {
+            try await pipeline.thumbnail(for: self.request("/huge.jpg")) { progress in
+                if case let .fetching(transfer) = progress { bodyBytes.withLock { $0 += transfer.receivedBytes } }
+            }
+        }
+        #expect(bodyBytes.withLock { $0 } == 0 && server.requestCount("/huge.jpg") == 1)
+    }
+
+    // MARK: Cache tiers
+
+    @Test func theCacheTiersAnswerBeforeTheNetwork() async throws {
+        server.route("/photo.jpg", .init(body: photo))
+        let pipeline = makePipeline()
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
+        #expect(server.requestCount("/photo.jpg") == 1)
+
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
+        #expect(server.requestCount("/photo.jpg") == 1 && pipeline.statistics.memoryHits == 1)
+
+        pipeline.memoryCache.removeAll()
+        let fromDisk = try await pipeline.thumbnail(for: request("/photo.jpg"))
+        #expect(fromDisk.width == 256 && fromDisk.height == 170)
+        #expect(server.requestCount("/photo.jpg") == 1 && pipeline.statistics.thumbnailDiskHits == 1)
+
+        // Another size: no thumbnail of it anywhere, but the original is on disk.
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg", size: 100))
+        #expect(server.requestCount("/photo.jpg") == 1 && pipeline.statistics.originalDiskHits == 1)
+        #expect(pipeline.statistics.decodes == 2)
+
+        pipeline.memoryCache.removeAll()
+        try disk.removeAll()
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
+        #expect(server.requestCount("/photo.jpg") == 2)
+    }
+
+    @Test func aNewPipelineOnTheSameDirectoryStartsFromTheDisk() async throws {
+        server.route("/photo.jpg", .init(body: photo))
+        _ = try await makePipeline().thumbnail(for: request("/photo.jpg"))
+        let restarted = ThumbnailPipeline(configuration: .init(
+            dataLoader: URLSessionDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
+        _ = try await restarted.thumbnail(for: request("/photo.jpg"))
+        #expect(server.requestCount("/photo.jpg") == 1 && restarted.statistics.thumbnailDiskHits == 1)
+    }
+
+    @Test func revalidationCostsNoBodyWhenTheOriginalIsCurrent() async throws {
+        var tagged = TestHTTPServer.Behavior(body: photo)
+        tagged.etag = "\"v1\""
+        server.route("/photo.jpg", tagged)
+        let pipeline = makePipeline()
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
+
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg", policy: .revalidate))
+        #expect(server.receivedRequests.last?.headers["if-none-match"] == "\"v1\"")
+        #expect(pipeline.statistics.notModified == 1 && pipeline.statistics.downloads == 1)
+        #expect(pipeline.statistics.decodes == 1, "the stored thumbnail was still good")
+
+        tagged.etag = "\"v2\""
+        server.route("/photo.jpg", tagged)
+        _ = try await pipeline.thumbnail(for: request("/photo.jpg", policy: .revalidate))
+        #expect(pipeline.statistics.downloads == 2 && pipeline.statistics.decodes == 2)
+        #expect(try disk.entry(forKey: server.url("/photo.jpg"), in: .originals)?.metadata.etag == "\"v2\"")
+    }
+
+    // MARK: Progress and priority
+
+    @Test func progressIsReportedInOrderEndingAtOneHundredThenDecoding() async throws {
+        server.route("/photo.jpg", slowPhoto())
+        let events = Mutex([ThumbnailProgress]())
+        _ = try await makePipeline().thumbnail(for: request("/photo.jpg")) { event in events.withLock { $0.append(event) } }
+        let all = events.withLock { $0 }
+        let percents = all.compactMap { event -> Double? in
+            if case let .fetching(transfer) = event { return transfer.percent }
+            return nil
+        }
+        #expect(percents.count > 10 && percents == percents.sorted())
+        #expect(percents.first == 0 && percents.last == 100)
+        #expect(all.last == .decoding)
+    }
+
+    @Test func visibleRequestsAreFetchedBeforePrefetchesAndAJoinRaisesAQueuedPrefetch() async throws {
+        var blocker = TestHTTPServer.Behavior(body: photo)
+        blocker.headerDelay = .milliseconds(800)
+        server.route("/blocker.jpg", blocker)
+        for path in ["/prefetch-a.jpg", "/prefetch-b.jpg", "/visible.jpg"] { server.route(path, .init(body: photo)) }
+        let pipeline = makePipeline(downloads: 1)
+        let holder = Task { try await pipeline.thumbnail(for: self.request("/blocker.jpg")) }
+        #expect(try await eventually { self.server.requestCount("/blocker.jpg") == 1 })
+
+        let prefetchA = Task { try await pipeline.thumbnail(for: self.request("/prefetch-a.jpg", priority: .prefetch)) }
+        #expect(try await eventually { pipeline.waitingDownloads == 1 })
+        let prefetchB = Task { try await pipeline.thumbnail(for: self.request("/prefetch-b.jpg", priority: .prefetch)) }
+        #expect(try await eventually { pipeline.waitingDownloads == 2 })
+        let visible = Task { try await pipeline.thumbnail(for: self.request("/visible.jpg", priority: .visible)) }
+        #expect(try await eventually { pipeline.waitingDownloads == 3 })
+        // Row B scrolls into view while its prefetch waits: it moves ahead of A.
+        let rowB = Task { try await pipeline.thumbnail(for: self.request("/prefetch-b.jpg", priority: .visible)) }
+
+        for task in [holder, prefetchA, prefetchB, visible, rowB] { _ = try await task.value }
+        let order = server.receivedRequests.map(\.path)
+        // Visible work first; the raised B keeps its place by age among the visible ones.
+        #expect(order == ["/blocker.jpg", "/prefetch-b.jpg", "/visible.jpg", "/prefetch-a.jpg"])
+    }
+}
