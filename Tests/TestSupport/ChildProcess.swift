@@ -8,8 +8,8 @@ import Darwin
 
 /// Runs the built `thumbnailer` binary as a real child process and reports
 /// its exit status and output.
-public struct ChildProcess {
-    public struct Outcome {
+public struct ChildProcess: Sendable {
+    public struct Outcome: Sendable {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String

@@ -20,6 +20,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         public var headers: [String: String] = [:]
         /// Wait this long before sending the status line.
         public var headerDelay: Duration = .zero
+        /// Wait until this gate opens (or the server stops) before sending the status line.
+        public var gate: ResponseGate?
         /// Send the body in pieces of this many bytes, pausing between them.
         public var trickle: (chunk: Int, pause: Duration)?
         /// Close the connection after this many body bytes.
@@ -106,30 +108,46 @@ public final class TestHTTPServer: @unchecked Sendable {
         lock.withLock { earlyCloses[path, default: 0] }
     }
 
-    /// Closes the listener and every open connection.
+    /// Stops listening and ends every open connection.
+    ///
+    /// Descriptors are shut down under the lock, and the threads that own them
+    /// close them only under the same lock: a descriptor closed elsewhere could
+    /// already be reused by another socket of this process (a client's, or
+    /// another test's server), and shutting that down would break an unrelated
+    /// transfer.
     public func stop() {
-        let open = lock.withLock { () -> Set<Int32> in
-            guard !stopped else { return [] }
+        lock.withLock {
+            guard !stopped else { return }
             stopped = true
-            return connections
+            shutdown(listener, Int32(SHUT_RDWR))  // wakes accept(); the accept loop closes it
+            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for connection in open { shutdown(connection, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
+        // Closed only here, so accept() never runs on a reused descriptor.
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
                 if errno == EINTR { continue }
                 return  // stopped
             }
-            lock.withLock { _ = connections.insert(connection) }
+            let accepted = lock.withLock { () -> Bool in
+                guard !stopped else { return false }
+                connections.insert(connection)
+                return true
+            }
+            guard accepted else {
+                close(connection)
+                return
+            }
             let thread = Thread { [self] in
                 serve(connection)
-                lock.withLock { _ = connections.remove(connection) }
-                close(connection)
+                lock.withLock {
+                    connections.remove(connection)
+                    close(connection)
+                }
             }
             thread.start()
         }
@@ -177,6 +195,9 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// Sends one response; `false` when the connection must close afterwards.
     private func respond(to request: Request, with behavior: Behavior, on connection: Int32) -> Bool {
         if behavior.headerDelay > .zero { sleep(behavior.headerDelay) }
+        if let gate = behavior.gate {
+            while !gate.isOpen, !lock.withLock({ stopped }) { sleep(.milliseconds(1)) }
+        }
         var status = behavior.status
         var body = behavior.body
         let etagMatches = behavior.etag != nil && request.headers["if-none-match"] == behavior.etag

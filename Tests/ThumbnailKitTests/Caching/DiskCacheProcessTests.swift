@@ -18,18 +18,23 @@ import Glibc
         temporary = try TemporaryDirectory()
     }
 
-    @Test func writersKilledAtRandomMomentsNeverLeaveAnEntryThatIsServedCorrupt() throws {
-        var generator = SystemRandomNumberGenerator()
-        for round in 0..<24 {
-            let child = try ChildProcess.start(["write-loop", directory.path, "\(2 << 20)", "\(round + 1)"], executable: torture)
-            // Wait until it has stored something, then let it write for a random while.
-            var waited = 0
-            while !child.standardOutputSoFar.contains("stored") && waited < 30_000 {
-                usleep(2_000)
-                waited += 2
+    @Test func writersKilledAtRandomMomentsNeverLeaveAnEntryThatIsServedCorrupt() async throws {
+        let (directory, torture) = (directory, torture)
+        let outcomes = try await runBlocking {
+            var generator = SystemRandomNumberGenerator()
+            return try (0..<24).map { round in
+                let child = try ChildProcess.start(["write-loop", directory.path, "\(2 << 20)", "\(round + 1)"], executable: torture)
+                // Wait until it has stored something, then let it write for a random while.
+                var waited = 0
+                while !child.standardOutputSoFar.contains("stored") && waited < 30_000 {
+                    usleep(2_000)
+                    waited += 2
+                }
+                usleep(UInt32.random(in: 1_000...60_000, using: &generator))
+                return child.kill()
             }
-            usleep(UInt32.random(in: 1_000...60_000, using: &generator))
-            let outcome = child.kill()
+        }
+        for (round, outcome) in outcomes.enumerated() {
             #expect(outcome.status == 128 + SIGKILL, "round \(round): \(outcome.standardOutput)")
         }
 
@@ -44,13 +49,16 @@ import Glibc
         #expect(leftovers.isEmpty, "temporary files of killed writers are cleaned at open: \(leftovers)")
     }
 
-    @Test func concurrentProcessesShareOneLimitWithoutCorruption() throws {
+    @Test func concurrentProcessesShareOneLimitWithoutCorruption() async throws {
+        let (directory, torture) = (directory, torture)
         let limit = 512 * 1024
-        let children = try (0..<4).map { seed in
-            try ChildProcess.start(["write-n", directory.path, "\(limit)", "60", "\(seed)"], executable: torture)
+        let outcomes = try await runBlocking {
+            let children = try (0..<4).map { seed in
+                try ChildProcess.start(["write-n", directory.path, "\(limit)", "60", "\(seed)"], executable: torture)
+            }
+            return children.map { $0.wait() }
         }
-        for child in children {
-            let outcome = child.wait()
+        for outcome in outcomes {
             #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
         }
 
@@ -61,8 +69,9 @@ import Glibc
         #expect(statistics.totalEntries > 0)
     }
 
-    @Test func aFailedWriteIsAClearErrorAndLeavesTheCacheAsItWas() throws {
-        let outcome = try ChildProcess.run(["file-size-limit", directory.path], executable: torture)
+    @Test func aFailedWriteIsAClearErrorAndLeavesTheCacheAsItWas() async throws {
+        let (directory, torture) = (directory, torture)
+        let outcome = try await runBlocking { try ChildProcess.run(["file-size-limit", directory.path], executable: torture) }
         #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
         #expect(outcome.standardOutput.contains("writeFailed"))
         #expect(outcome.standardOutput.contains("File too large"))

@@ -6,7 +6,7 @@ import ThumbnailKit
 /// Walks ../shared/corpora/MANIFEST.tsv (512 public PNG/JPEG files, each marked
 /// accept or reject) when that folder exists; skips cleanly when it does not.
 @Suite struct ConformanceTests {
-    struct Entry: CustomStringConvertible {
+    struct Entry: CustomStringConvertible, Sendable {
         let file: String
         let exercises: String
         let expectsAccept: Bool
@@ -42,29 +42,49 @@ import ThumbnailKit
         }
     }()
 
+    /// What decoding one file gave, from the file and from memory.
+    struct Outcome: Sendable {
+        let entry: Entry
+        /// The decode streamed from the file: the thumbnail's size, or the error.
+        let fromFile: Result<(width: Int, height: Int), any Error>
+        /// How the decode from memory disagreed with it, if it did.
+        let disagreement: String?
+    }
+
+    /// Decodes every file both ways, off the cooperative pool (it takes tens of seconds).
+    static func decodeEveryFile(in corpora: URL) async throws -> [Outcome] {
+        try await runBlocking {
+            let decoder = ThumbnailDecoder(size: .fit(256))
+            return entries.map { entry in
+                let path = corpora.appendingPathComponent(entry.file).path
+                let fromFile = Result { try decoder.decode(contentsOfFile: path) }
+                let fromMemory = Result { try decoder.decode(try Fixtures.bytes(atPath: path)) }
+                let disagreement: String? = switch (fromFile, fromMemory) {
+                case let (.success(a), .success(b)):
+                    a.maximumDifference(from: b) == 0 ? nil : "file and memory decodes differ"
+                case let (.failure(a), .failure(b)):
+                    "\(a)" == "\(b)" ? nil : "file and memory decodes fail differently: \(a) vs \(b)"
+                default:
+                    "file and memory decodes disagree: \(fromFile) vs \(fromMemory)"
+                }
+                return Outcome(entry: entry, fromFile: fromFile.map { ($0.width, $0.height) }, disagreement: disagreement)
+            }
+        }
+    }
+
     @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora"), .timeLimit(.minutes(3)))
-    func everyFileIsAcceptedOrRejectedAsTheManifestSays() throws {
+    func everyFileIsAcceptedOrRejectedAsTheManifestSays() async throws {
         let corpora = try #require(Fixtures.corpora)
         #expect(Self.entries.count == 512)
-        let decoder = ThumbnailDecoder(size: .fit(256))
         var accepted = 0, rejected = 0, optionalRefused = 0, damagedRefused = 0
-        for entry in Self.entries {
-            let path = corpora.appendingPathComponent(entry.file).path
-            // Both input paths: streamed from the file and from memory must agree.
-            let fromFile = Result { try decoder.decode(contentsOfFile: path) }
-            let fromMemory = Result { try decoder.decode(try Fixtures.bytes(atPath: path)) }
-            switch (fromFile, fromMemory) {
-            case let (.success(a), .success(b)):
-                #expect(a.maximumDifference(from: b) == 0, "\(entry): file and memory decodes differ")
-            case let (.failure(a), .failure(b)):
-                #expect("\(a)" == "\(b)", "\(entry): file and memory decodes fail differently")
-            default:
-                Issue.record("\(entry): file and memory decodes disagree: \(fromFile) vs \(fromMemory)")
-            }
-            switch (entry.expectsAccept, fromFile) {
-            case (true, .success(let thumbnail)):
+        for outcome in try await Self.decodeEveryFile(in: corpora) {
+            let entry = outcome.entry
+            // Both input paths, streamed from the file and from memory, must agree.
+            #expect(outcome.disagreement == nil, "\(entry): \(outcome.disagreement ?? "")")
+            switch (entry.expectsAccept, outcome.fromFile) {
+            case (true, .success(let size)):
                 accepted += 1
-                #expect(thumbnail.width >= 1 && thumbnail.width <= 256 && thumbnail.height >= 1 && thumbnail.height <= 256)
+                #expect(size.width >= 1 && size.width <= 256 && size.height >= 1 && size.height <= 256)
             case (true, .failure(ThumbnailDecodingError.unsupportedFeature)) where Self.isOptionalFeature(entry):
                 optionalRefused += 1
             case (true, .failure(ThumbnailDecodingError.corrupt)) where Self.refusedAsCorrupt.contains(entry.file):

@@ -8,15 +8,21 @@ import ThumbnailKit
 @Suite(.serialized) struct MemoryBoundTests {
     static let mebibyte = 1 << 20
 
-    @Test func a6000x4000BaselineJPEGDecodesTo256PixelsInAFewMebibytes() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("big.jpg").path
-        let bytes = try ThumbnailEncoder(jpegQuality: 90).encode(
-            rgba: LargeImage.photoLike(width: 6000, height: 4000), width: 6000, height: 4000, as: .jpeg)
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    /// Encodes a photo-like image of this size and decodes it back from a file to 256 px.
+    static func thumbnailOfLargeImage(width: Int, height: Int, as format: ImageFormat) async throws -> Thumbnail {
+        try await runBlocking {
+            let directory = try Fixtures.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("big").path
+            let bytes = try ThumbnailEncoder(jpegQuality: 90).encode(
+                rgba: LargeImage.photoLike(width: width, height: height), width: width, height: height, as: format)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: path)
+        }
+    }
 
-        let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: path)
+    @Test func a6000x4000BaselineJPEGDecodesTo256PixelsInAFewMebibytes() async throws {
+        let thumbnail = try await Self.thumbnailOfLargeImage(width: 6000, height: 4000, as: .jpeg)
 
         #expect(thumbnail.width == 256 && thumbnail.height == 171)
         #expect(thumbnail.report.scaleNumerator == 1)
@@ -26,15 +32,8 @@ import ThumbnailKit
                 "peak \(thumbnail.report.peakDecodeBytes) bytes")
     }
 
-    @Test func a4000x3000PNGDecodesTo256PixelsInAFewMebibytes() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("big.png").path
-        let bytes = try ThumbnailEncoder().encode(
-            rgba: LargeImage.photoLike(width: 4000, height: 3000), width: 4000, height: 3000, as: .png)
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-
-        let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: path)
+    @Test func a4000x3000PNGDecodesTo256PixelsInAFewMebibytes() async throws {
+        let thumbnail = try await Self.thumbnailOfLargeImage(width: 4000, height: 3000, as: .png)
 
         #expect(thumbnail.width == 256 && thumbnail.height == 192)
         // A full-size RGBA frame would be 48 MB.
@@ -42,13 +41,13 @@ import ThumbnailKit
                 "peak \(thumbnail.report.peakDecodeBytes) bytes")
     }
 
-    @Test func decodingAtFullSizeReportsTheFullFrame() throws {
+    @Test func decodingAtFullSizeReportsTheFullFrame() async throws {
         // The counter is real: the same PNG decoded at its own size needs the frame.
-        let bytes = try ThumbnailEncoder().encode(
-            rgba: LargeImage.photoLike(width: 1200, height: 800), width: 1200, height: 800, as: .png)
-
-        let full = try ThumbnailDecoder(size: .original).decode(bytes)
-        let small = try ThumbnailDecoder(size: .fit(128)).decode(bytes)
+        let (full, small) = try await runBlocking {
+            let bytes = try ThumbnailEncoder().encode(
+                rgba: LargeImage.photoLike(width: 1200, height: 800), width: 1200, height: 800, as: .png)
+            return (try ThumbnailDecoder(size: .original).decode(bytes), try ThumbnailDecoder(size: .fit(128)).decode(bytes))
+        }
 
         #expect(full.report.peakDecodeBytes >= 1200 * 800 * 4)
         #expect(small.report.peakDecodeBytes < full.report.peakDecodeBytes / 10)
