@@ -145,6 +145,12 @@ final class Transfer: Sendable {
         return first
     }
 
+    /// Ends the transfer with `CancellationError` now, unless it has ended
+    /// (the caller cancels the URLSession task too).
+    func cancel() {
+        finish(with: .failure(CancellationError()))
+    }
+
     private func finish(with result: Result<LoadedData, any Error>) {
         let continuation = state.withLock { state -> CheckedContinuation<LoadedData, any Error>? in
             guard state.result == nil else { return nil }

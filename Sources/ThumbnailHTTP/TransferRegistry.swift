@@ -13,6 +13,11 @@ final class TransferRegistry: NSObject, URLSessionDataDelegate, Sendable {
         transfers.withLock { $0[taskIdentifier] = transfer }
     }
 
+    /// Forgets a task that will never run.
+    func unregister(_ taskIdentifier: Int) {
+        _ = transfers.withLock { $0.removeValue(forKey: taskIdentifier) }
+    }
+
     private func transfer(for task: URLSessionTask) -> Transfer? {
         transfers.withLock { $0[task.taskIdentifier] }
     }

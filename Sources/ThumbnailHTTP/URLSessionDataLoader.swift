@@ -92,9 +92,19 @@ public final class URLSessionDataLoader: DataLoading {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.begin(continuation)
+                // A cancellation that came first found nothing running: start
+                // nothing (URLSession on Linux runs a task resumed after its
+                // cancel()), and one that came while resuming stops it now.
+                guard !Task.isCancelled else {
+                    transfers.unregister(task.taskIdentifier)
+                    transfer.cancel()
+                    return
+                }
                 task.resume()
+                if Task.isCancelled { task.cancel() }
             }
         } onCancel: {
+            transfer.cancel()
             task.cancel()
         }
     }

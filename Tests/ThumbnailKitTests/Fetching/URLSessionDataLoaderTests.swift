@@ -115,6 +115,18 @@ import ThumbnailKit
         #expect(server.earlyCloseCount("/slow.jpg") == 1)
     }
 
+    @Test func aLoadWhoseTaskIsAlreadyCancelledSendsNothing() async throws {
+        server.route("/photo.jpg", .init(body: body))
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await self.load("/photo.jpg")
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // A request sent anyway would reach the server before this one.
+        #expect(try await load("/photo.jpg").bytes == body)
+        #expect(server.requestCount("/photo.jpg") == 1)
+    }
+
     @Test func aConditionalRequestAnsweredNotModifiedCostsNoBody() async throws {
         var behavior = TestHTTPServer.Behavior(body: body)
         behavior.etag = "\"v1\""
