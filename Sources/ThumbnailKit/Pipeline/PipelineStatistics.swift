@@ -20,4 +20,19 @@ public struct PipelineStatistics: Sendable, Hashable {
     public var failures = 0
 
     public init() {}
+
+    /// What happened since `earlier` was taken: each counter's difference.
+    public func subtracting(_ earlier: PipelineStatistics) -> PipelineStatistics {
+        var difference = PipelineStatistics()
+        difference.memoryHits = memoryHits - earlier.memoryHits
+        difference.thumbnailDiskHits = thumbnailDiskHits - earlier.thumbnailDiskHits
+        difference.originalDiskHits = originalDiskHits - earlier.originalDiskHits
+        difference.downloads = downloads - earlier.downloads
+        difference.notModified = notModified - earlier.notModified
+        difference.bytesDownloaded = bytesDownloaded - earlier.bytesDownloaded
+        difference.decodes = decodes - earlier.decodes
+        difference.retries = retries - earlier.retries
+        difference.failures = failures - earlier.failures
+        return difference
+    }
 }

@@ -119,6 +119,11 @@ public final class ThumbnailPipeline: Sendable {
     /// Thumbnails being made now (distinct URL and size).
     public var inFlightCount: Int { thumbnails.inFlightCount }
 
+    /// Callers waiting now for the thumbnail `request` names (any priority).
+    public func waiterCount(for request: ThumbnailRequest) -> Int {
+        thumbnails.callerCount(for: ThumbnailWork(key: request.key, policy: request.cachePolicy))
+    }
+
     /// Transfers running or waiting for a download slot now.
     public var waitingDownloads: Int { downloads.waitingCount }
 
