@@ -1,0 +1,97 @@
+/// A table view without a screen: a front end tells it which rows are visible
+/// and which to prefetch, and it does what `UITableView` does with its cells.
+///
+/// - It owns a pool of ``ListCell``s. A row scrolling into view gets a cell
+///   from the pool (one is made only when the pool is empty), its data source
+///   configures it; a row scrolling out has its cell reset and returned. The
+///   pool so never holds more cells than the most rows ever visible at once.
+/// - Rows are ``RowController``s: roles composed per row, each optional but
+///   the data source.
+/// - Prefetching goes through a ``Prefetcher``. A row that leaves the screen
+///   outside the prefetch window has its prefetch stopped; one that becomes
+///   visible while prefetching keeps that work, and its cell joins it.
+@MainActor public final class ListController {
+    /// The rows, one controller per item.
+    public let rows: [RowController]
+    private let pipeline: ThumbnailPipeline
+    private var cellsByRow: [Int: ListCell] = [:]
+    private var reusableCells: [ListCell] = []
+    private var prefetchWindow: Range<Int> = 0..<0
+    private lazy var prefetcher = Prefetcher { [unowned self] row in
+        self.rows.indices.contains(row) ? self.rows[row].prefetching : nil
+    }
+
+    /// The rows on screen now.
+    public private(set) var visibleRows: Range<Int> = 0..<0
+    /// Cells made so far: the size of the pool.
+    public private(set) var cellCount = 0
+
+    /// - Parameter pipeline: where the cells' thumbnails come from.
+    public init(rows: [RowController], pipeline: ThumbnailPipeline) {
+        self.rows = rows
+        self.pipeline = pipeline
+    }
+
+    /// The cells on screen, in row order.
+    public var visibleCells: [(row: Int, cell: ListCell)] {
+        visibleRows.compactMap { row in cellsByRow[row].map { (row, $0) } }
+    }
+
+    /// The cell showing `row`, if it is visible.
+    public func cell(forRow row: Int) -> ListCell? { cellsByRow[row] }
+
+    /// The row `cell` shows now; `nil` when it waits in the pool.
+    public func row(of cell: ListCell) -> Int? {
+        cellsByRow.first { $0.value === cell }?.key
+    }
+
+    /// Rows being prefetched now.
+    public var prefetchingRows: Set<Int> { prefetcher.prefetchingRows }
+
+    /// Makes `range` (clamped to the rows) the visible rows: cells of rows that
+    /// left are reset and pooled first, then rows that arrived get cells.
+    public func display(rows range: Range<Int>) {
+        let range = range.clamped(to: rows.indices)
+        for row in visibleRows where !range.contains(row) {
+            guard let cell = cellsByRow.removeValue(forKey: row) else { continue }
+            rows[row].delegate?.didEndDisplaying(cell)
+            cell.prepareForReuse()
+            reusableCells.append(cell)
+            if !prefetchWindow.contains(row) { prefetcher.cancelPrefetching(rows: [row]) }
+        }
+        let previous = visibleRows
+        visibleRows = range
+        for row in range where !previous.contains(row) {
+            let cell = dequeueCell()
+            cellsByRow[row] = cell
+            rows[row].dataSource.configure(cell)
+            rows[row].delegate?.willDisplay(cell)
+        }
+    }
+
+    /// Makes `range` (clamped) the prefetch window: its rows that are not
+    /// visible start prefetching, nearest to the visible rows first; rows that
+    /// left the window and are not visible stop.
+    public func prefetch(rows range: Range<Int>) {
+        let range = range.clamped(to: rows.indices)
+        prefetchWindow = range
+        let wanted = range.filter { !visibleRows.contains($0) }
+        prefetcher.cancelPrefetching(rows: prefetcher.prefetchingRows.filter {
+            !range.contains($0) && !visibleRows.contains($0)
+        }.sorted())
+        prefetcher.prefetch(rows: wanted.sorted { distanceFromVisible($0) < distanceFromVisible($1) })
+    }
+
+    private func distanceFromVisible(_ row: Int) -> Int {
+        row < visibleRows.lowerBound ? visibleRows.lowerBound - row : row - visibleRows.upperBound
+    }
+
+    private func dequeueCell() -> ListCell {
+        let cell = reusableCells.popLast() ?? {
+            cellCount += 1
+            return ListCell(id: cellCount, pipeline: pipeline)
+        }()
+        cell.useCount += 1
+        return cell
+    }
+}

@@ -1,0 +1,104 @@
+/// Replays a ``ScrollScript`` on a ``ListController`` in real time and
+/// reports what a user would have seen: for tests of the list machinery and
+/// for the memory benchmark.
+///
+/// Each step makes the next rows visible and prefetches ahead of them, then
+/// waits for the script's pace. Every state change of every cell is checked at
+/// once: a loaded cell must show its own row's image (`verify`), and the
+/// memory cache's cost is sampled. After the last step, the simulator waits
+/// for the rows still on screen to finish loading.
+@MainActor public final class ScrollSimulator {
+    private let list: ListController
+    private let pipeline: ThumbnailPipeline
+    private let verify: (Int, Thumbnail) -> Bool
+    private var report = ScrollReport()
+    /// Rows on screen now: since when, and whether their image has shown during this visit.
+    private var visits: [Int: (since: ContinuousClock.Instant, shown: Bool)] = [:]
+    private var observedCells: Set<Int> = []
+    private var observers: [Task<Void, Never>] = []
+
+    /// - Parameter verify: whether a thumbnail is the image of a row (by its pixels, say).
+    public init(list: ListController, pipeline: ThumbnailPipeline, verify: @escaping (_ row: Int, Thumbnail) -> Bool) {
+        self.list = list
+        self.pipeline = pipeline
+        self.verify = verify
+    }
+
+    /// Runs `script` to its end (cancelling the calling task stops it early).
+    public func run(_ script: ScrollScript) async -> ScrollReport {
+        report = ScrollReport()
+        report.memoryCostLimit = pipeline.memoryCache.costLimit
+        let statisticsBefore = pipeline.statistics
+        let evictionsBefore = pipeline.memoryCache.statistics.evictions
+        let clock = ContinuousClock()
+        let started = clock.now
+        let pace = Duration.seconds(1 / script.rowsPerSecond)
+        let tops = script.tops(rowCount: list.rows.count)
+
+        for (step, top) in tops.enumerated() {
+            let previousTop = step > 0 ? tops[step - 1] : top
+            show(top: top, movingDown: top >= previousTop, script: script)
+            report.steps += 1
+            do {
+                try await clock.sleep(until: started + pace * (step + 1))
+            } catch {
+                break
+            }
+        }
+        for (_, cell) in list.visibleCells { await cell.thumbnail.waitForLoadingToComplete() }
+        for (_, cell) in list.visibleCells { examine(cell) }
+        report.duration = clock.now - started
+        for observer in observers { observer.cancel() }
+        observers = []
+        observedCells = []
+        visits = [:]
+        report.pipeline = pipeline.statistics.subtracting(statisticsBefore)
+        report.evictions = pipeline.memoryCache.statistics.evictions - evictionsBefore
+        return report
+    }
+
+    private func show(top: Int, movingDown: Bool, script: ScrollScript) {
+        let visible = top..<(top + script.visibleRows)
+        let now = ContinuousClock.now
+        for row in list.visibleRows where !visible.contains(row) {
+            if let cell = list.cell(forRow: row), cell.thumbnail.currentState.isLoading {
+                report.rowsLeftLoading.insert(row)
+            }
+            visits[row] = nil
+        }
+        list.display(rows: visible)
+        list.prefetch(rows: movingDown
+            ? visible.upperBound..<(visible.upperBound + script.prefetchDistance)
+            : max(0, visible.lowerBound - script.prefetchDistance)..<visible.lowerBound)
+        for (row, cell) in list.visibleCells {
+            if visits[row] == nil {
+                visits[row] = (now, false)
+                report.rowsDisplayed.insert(row)
+            }
+            observe(cell)
+            examine(cell)
+        }
+    }
+
+    /// Examines `cell` at each of its state changes, for as long as the run lasts.
+    private func observe(_ cell: ListCell) {
+        guard observedCells.insert(cell.id).inserted else { return }
+        let states = cell.thumbnail.state
+        observers.append(Task { [weak self] in
+            for await _ in states { self?.examine(cell) }
+        })
+    }
+
+    /// Records what `cell` shows now: a first showing of its row's image (with
+    /// its latency), or a wrong image; samples the memory cache.
+    private func examine(_ cell: ListCell) {
+        report.peakMemoryCost = max(report.peakMemoryCost, pipeline.memoryCache.statistics.totalCost)
+        guard let row = list.row(of: cell), let thumbnail = cell.thumbnail.currentState.value else { return }
+        if !verify(row, thumbnail) { report.rowsShownWrong.insert(row) }
+        if let visit = visits[row], !visit.shown {
+            visits[row]?.shown = true
+            report.rowsShown.insert(row)
+            report.latencies.append(ContinuousClock.now - visit.since)
+        }
+    }
+}
