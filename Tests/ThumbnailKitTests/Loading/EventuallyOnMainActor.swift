@@ -1,0 +1,12 @@
+/// TestSupport's `eventually` for main-actor state (a loader's observers, an
+/// ``EventLog``): polls every millisecond on the main actor until `condition`
+/// holds or `timeout` has passed, and says whether it held.
+@MainActor func eventuallyOnMainActor(within timeout: Duration = .seconds(10),
+                                      _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
