@@ -14,7 +14,7 @@
 /// rules apply when a load reaches it (a loaded base keeps its value; a base
 /// still loading ignores the trailing call). A pending wait shows nothing.
 ///
-/// Costs one sleeping task per pending call.
+/// Costs one sleeping task while a call waits for the pause.
 @MainActor public final class DebouncingLoadable<Base: Loadable>: Loadable {
     public typealias Value = Base.Value
 

@@ -63,7 +63,7 @@ import ThumbnailKit
 
         cancelled.cancel()
         #expect(cancelled.currentState.summary == "loading(canceled)")
-        await cancelledLoad.value
+        try #require(await finishes(cancelledLoad))
         #expect(limiter.waitingCount == 1, "it left the queue at once, before any slot was free")
 
         fetch.succeed(1)
@@ -88,7 +88,7 @@ import ThumbnailKit
         #expect(try await eventuallyOnMainActor { limiter.waitingCount == 1 })
 
         running.cancel()
-        await runningLoad.value
+        try #require(await finishes(runningLoad))
         #expect(try await eventuallyOnMainActor { fetch.started == ["running", "next"] })
         fetch.succeed(2)
         await nextLoad.value

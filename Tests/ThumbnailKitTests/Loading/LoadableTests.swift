@@ -48,13 +48,12 @@ import ThumbnailKit
         let first = try await startLoad(loader, waitingIn: fetch)
 
         let log = EventLog()
-        let second = Task {
+        _ = Task {
             await loader.load()
             log.append("second call returned")
         }
-        #expect(try await eventuallyOnMainActor { log.events == ["second call returned"] },
-                "the second call returns while the first load still runs")
-        await second.value
+        try #require(await eventuallyOnMainActor { log.events == ["second call returned"] },
+                     "the second call returns while the first load still runs")
         #expect(loader.currentState.isLoading)
         #expect(fetch.callCount == 1)
 
@@ -105,7 +104,7 @@ import ThumbnailKit
         #expect(loader.isCanceled)
 
         fetch.succeed(7)
-        await load.value
+        try #require(await finishes(load))
         #expect(loader.currentState.summary == "loading(canceled)")
         #expect(loader.isCanceled)
     }
@@ -117,7 +116,7 @@ import ThumbnailKit
         let load = try await startLoad(loader, waitingIn: fetch)
 
         loader.cancel()
-        await load.value
+        try #require(await finishes(load))
         #expect(fetch.waitingCount == 0, "the fetch saw the cancellation")
         #expect(loader.currentState.summary == "loading(canceled)")
     }
@@ -128,7 +127,7 @@ import ThumbnailKit
         let loader = implementation.make { try await fetch.run() }.loader
         let cancelled = try await startLoad(loader, waitingIn: fetch)
         loader.cancel()
-        await cancelled.value
+        try #require(await finishes(cancelled))
 
         let states = loader.recordStates(through: \.isSettled)
         let again = try await startLoad(loader, waitingIn: fetch)

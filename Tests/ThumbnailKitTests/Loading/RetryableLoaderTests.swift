@@ -19,8 +19,10 @@ import ThumbnailKit
 
     @Test func aBaseThatFailsTwiceThenSucceedsIsLoadedThreeTimesWithRetryMessagesInOrder() async {
         let fetch = ScriptedFetch<Int>([.failure(TestFailure("503")), .failure(TestFailure("503")), .success(3)])
-        let loader = RetryableLoader(base: BlockLoadable { try fetch.run() }, policy: threeAttempts)
+        let base = BlockLoadable { try fetch.run() }
+        let loader = RetryableLoader(base: base, policy: threeAttempts)
         let states = loader.recordStates(through: \.isSettled)
+        let baseStates = base.recordStates(through: { $0.phase == .loaded })
 
         await loader.load()
         #expect(await states.value.map(\.summary) == [
@@ -29,6 +31,11 @@ import ThumbnailKit
             "loading(retrying in 0.2 s (attempt 3 of 3))", "loading",
             "loaded(3)",
         ])
+        #expect(await baseStates.value.map(\.summary) == [
+            "idle", "loading", "failure(503)",
+            "idle", "loading", "failure(503)",
+            "idle", "loading", "loaded(3)",
+        ], "the base is reset before each retry")
         #expect(fetch.callCount == 3)
     }
 
@@ -64,7 +71,7 @@ import ThumbnailKit
         let loader = RetryableLoader(base: BlockLoadable { try fetch.run() }, policy: policy)
         let waiting = loader.recordStates(through: { $0.progress?.message?.hasPrefix("retrying") == true })
         let log = EventLog()
-        let load = Task {
+        _ = Task {
             await loader.load()
             log.append("load returned")
         }
@@ -72,8 +79,7 @@ import ThumbnailKit
 
         loader.cancel()
         #expect(loader.currentState.summary == "loading(canceled)")
-        #expect(try await eventuallyOnMainActor { log.events == ["load returned"] }, "the ten-minute wait was cut short")
-        await load.value
+        try #require(await eventuallyOnMainActor { log.events == ["load returned"] }, "the ten-minute wait was cut short")
         #expect(fetch.callCount == 1)
         #expect(loader.isCanceled)
     }
@@ -88,7 +94,7 @@ import ThumbnailKit
         _ = await waiting.value
 
         loader.reset()
-        await load.value
+        try #require(await finishes(load))
         #expect(loader.currentState.summary == "idle")
         #expect(base.currentState.summary == "idle", "the base's failure is cleared for the next load")
         #expect(fetch.callCount == 1)
