@@ -21,9 +21,6 @@ import ThumbnailKit
         }
     }
 
-    /// Overrides nothing.
-    final class ForgetfulLoader: BaseLoadable<Int> {}
-
     @Test func progressFromFetchShowsBetweenLoadingAndTheValue() async throws {
         let source = ManualFetch<String>()
         let loader = SteppedLoader(source: source)
@@ -73,11 +70,5 @@ import ThumbnailKit
         let loader = SteppedLoader(source: ManualFetch())
         loader.updateState(.loaded("from nowhere"))
         #expect(loader.currentState.summary == "idle")
-    }
-
-    @Test func aSubclassThatDoesNotOverrideFetchStopsTheProgram() async {
-        await #expect(processExitsWith: .failure) {
-            await ForgetfulLoader().load()
-        }
     }
 }

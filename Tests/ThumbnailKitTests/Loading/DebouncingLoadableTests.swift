@@ -49,16 +49,34 @@ import ThumbnailKit
         return call
     }
 
+    /// Calls `debouncer.load()` from `count` tasks made at once, so the calls
+    /// come one right after another on the main actor (no sleep between them
+    /// to stretch the burst). Each logs "call <n>" just before and
+    /// "call <n> returned" after; the log says the order they came in.
+    func burst(of count: Int, on debouncer: DebouncingLoadable<LoadSpy>, log: EventLog) -> [Task<Void, Never>] {
+        (1...count).map { name in
+            Task {
+                log.append("call \(name)")
+                await debouncer.load()
+                log.append("call \(name) returned")
+            }
+        }
+    }
+
+    /// The calls of `log` in the order they came.
+    func calls(in log: EventLog) -> [String] {
+        log.events.filter { $0.hasPrefix("call") && !$0.hasSuffix("returned") }
+    }
+
     @Test func callsWithinTheIntervalCollapseIntoOneLoadAfterThePause() async throws {
         let log = EventLog()
         let spy = LoadSpy(log: log)
         let debouncer = DebouncingLoadable(wrapping: spy, interval: .milliseconds(100))
 
-        var calls: [Task<Void, Never>] = []
-        for name in 1...5 { calls.append(try await startCall("\(name)", on: debouncer, log: log)) }
-        for call in calls { await call.value }
+        for call in burst(of: 5, on: debouncer, log: log) { await call.value }
         #expect(spy.loadCount == 1)
-        #expect(log.events.suffix(2) == ["base loaded", "call 5 returned"], "the last call's wait ran out")
+        let last = try #require(calls(in: log).last)
+        #expect(log.events.suffix(2) == ["base loaded", "\(last) returned"], "the last call's wait ran out")
     }
 
     @Test func aLaterCallReplacesThePendingWaitAndTheLastCallLoads() async throws {
@@ -66,11 +84,9 @@ import ThumbnailKit
         let spy = LoadSpy(log: log)
         let debouncer = DebouncingLoadable(wrapping: spy, interval: .milliseconds(100))
 
-        let first = try await startCall("1", on: debouncer, log: log)
-        let second = try await startCall("2", on: debouncer, log: log)
-        await first.value
-        await second.value
-        #expect(log.events == ["call 1", "call 2", "call 1 returned", "base loaded", "call 2 returned"])
+        for call in burst(of: 2, on: debouncer, log: log) { await call.value }
+        let (first, second) = (calls(in: log)[0], calls(in: log)[1])
+        #expect(log.events == [first, second, "\(first) returned", "base loaded", "\(second) returned"])
     }
 
     @Test func aReplacedCallReturnsAtOnceWithoutLoading() async throws {
@@ -121,12 +137,11 @@ import ThumbnailKit
         let spy = LoadSpy(log: log)
         let debouncer = DebouncingLoadable(wrapping: spy, interval: .milliseconds(100), executeFirstImmediately: true)
 
-        var calls: [Task<Void, Never>] = []
-        for name in 1...4 { calls.append(try await startCall("\(name)", on: debouncer, log: log)) }
-        for call in calls { await call.value }
+        for call in burst(of: 4, on: debouncer, log: log) { await call.value }
         #expect(spy.loadCount == 2, "one load for the first call, one after the pause for the rest")
-        #expect(log.events.prefix(2) == ["call 1", "base loaded"])
-        #expect(log.events.suffix(2) == ["base loaded", "call 4 returned"])
+        let (first, last) = (calls(in: log)[0], try #require(calls(in: log).last))
+        #expect(log.events.prefix(3) == [first, "base loaded", "\(first) returned"])
+        #expect(log.events.suffix(2) == ["base loaded", "\(last) returned"])
     }
 
     @Test func cancelDropsThePendingWaitSoNothingLoads() async throws {
