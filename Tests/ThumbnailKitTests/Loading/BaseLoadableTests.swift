@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import ThumbnailKit
 
@@ -27,7 +28,7 @@ import ThumbnailKit
         let states = loader.recordStates(through: \.isSettled)
 
         let load = Task { await loader.load() }
-        #expect(try await eventuallyOnMainActor { source.waitingCount == 1 })
+        #expect(try await eventually { source.waitingCount == 1 })
         source.succeed("done")
         await load.value
         #expect(await states.value.map(\.summary)
@@ -40,7 +41,7 @@ import ThumbnailKit
         let states = loader.recordStates(through: \.isSettled)
 
         let load = Task { await loader.load() }
-        #expect(try await eventuallyOnMainActor { source.waitingCount == 1 })
+        #expect(try await eventually { source.waitingCount == 1 })
         source.fail(TestFailure("timed out"))
         await load.value
         let recorded = await states.value
@@ -52,10 +53,10 @@ import ThumbnailKit
         let source = ManualFetch<String>(ignoringCancellation: true)
         let loader = SteppedLoader(source: source)
         let cancelled = Task { await loader.load() }
-        #expect(try await eventuallyOnMainActor { source.waitingCount == 1 })
+        #expect(try await eventually { source.waitingCount == 1 })
         loader.cancel()
         let current = Task { await loader.load() }
-        #expect(try await eventuallyOnMainActor { source.waitingCount == 2 })
+        #expect(try await eventually { source.waitingCount == 2 })
 
         source.succeed("stale")  // the cancelled fetch goes on to report "decoding" and return
         await cancelled.value

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import ThumbnailKit
 
@@ -32,14 +33,14 @@ import ThumbnailKit
         for (index, loader) in loaders.enumerated() {
             loads.append(Task { await loader.load() })
             // Each loader is running or queued before the next one asks.
-            #expect(try await eventuallyOnMainActor { fetch.callCount + limiter.waitingCount == index + 1 })
+            #expect(try await eventually { fetch.callCount + limiter.waitingCount == index + 1 })
         }
         #expect(fetch.started == ["0", "1"])
         #expect(loaders[2].currentState.summary == "loading(waiting)")
 
         for finished in 0..<5 {
             fetch.succeed(finished)
-            #expect(try await eventuallyOnMainActor { fetch.callCount == min(5, finished + 3) })
+            #expect(try await eventually { fetch.callCount == min(5, finished + 3) })
         }
         for load in loads { await load.value }
         #expect(fetch.started == ["0", "1", "2", "3", "4"])
@@ -55,11 +56,11 @@ import ThumbnailKit
         let later = ConcurrencyLimitingLoadable(wrapping: BlockLoadable { try await fetch.run("later") }, limiter: limiter)
 
         let holding = Task { await holder.load() }
-        #expect(try await eventuallyOnMainActor { fetch.waitingCount == 1 })
+        #expect(try await eventually { fetch.waitingCount == 1 })
         let cancelledLoad = Task { await cancelled.load() }
-        #expect(try await eventuallyOnMainActor { limiter.waitingCount == 1 })
+        #expect(try await eventually { limiter.waitingCount == 1 })
         let laterLoad = Task { await later.load() }
-        #expect(try await eventuallyOnMainActor { limiter.waitingCount == 2 })
+        #expect(try await eventually { limiter.waitingCount == 2 })
 
         cancelled.cancel()
         #expect(cancelled.currentState.summary == "loading(canceled)")
@@ -67,7 +68,7 @@ import ThumbnailKit
         #expect(limiter.waitingCount == 1, "it left the queue at once, before any slot was free")
 
         fetch.succeed(1)
-        #expect(try await eventuallyOnMainActor { fetch.waitingCount == 1 })
+        #expect(try await eventually { fetch.waitingCount == 1 })
         fetch.succeed(3)
         await holding.value
         await laterLoad.value
@@ -83,13 +84,13 @@ import ThumbnailKit
         let next = ConcurrencyLimitingLoadable(wrapping: BlockLoadable { try await fetch.run("next") }, limiter: limiter)
 
         let runningLoad = Task { await running.load() }
-        #expect(try await eventuallyOnMainActor { fetch.waitingCount == 1 })
+        #expect(try await eventually { fetch.waitingCount == 1 })
         let nextLoad = Task { await next.load() }
-        #expect(try await eventuallyOnMainActor { limiter.waitingCount == 1 })
+        #expect(try await eventually { limiter.waitingCount == 1 })
 
         running.cancel()
         try #require(await finishes(runningLoad))
-        #expect(try await eventuallyOnMainActor { fetch.started == ["running", "next"] })
+        #expect(try await eventually { fetch.started == ["running", "next"] })
         fetch.succeed(2)
         await nextLoad.value
         #expect(running.base.currentState.summary == "loading(canceled)")
@@ -106,14 +107,14 @@ import ThumbnailKit
                                                   limiter: limiter, priority: .visible)
 
         let loads = [Task { await holder.load() }]
-        #expect(try await eventuallyOnMainActor { fetch.waitingCount == 1 })
+        #expect(try await eventually { fetch.waitingCount == 1 })
         let queued = [Task { await prefetch.load() }, Task { await visible.load() }]
-        #expect(try await eventuallyOnMainActor { limiter.waitingCount == 2 })
+        #expect(try await eventually { limiter.waitingCount == 2 })
 
         fetch.succeed(1)
-        #expect(try await eventuallyOnMainActor { fetch.callCount == 2 })
+        #expect(try await eventually { fetch.callCount == 2 })
         fetch.succeed(2)
-        #expect(try await eventuallyOnMainActor { fetch.callCount == 3 })
+        #expect(try await eventually { fetch.callCount == 3 })
         fetch.succeed(3)
         for load in loads + queued { await load.value }
         #expect(fetch.started == ["holder", "visible", "prefetch"])

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import ThumbnailKit
 
@@ -45,7 +46,7 @@ import ThumbnailKit
             await debouncer.load()
             log.append("call \(name) returned")
         }
-        #expect(try await eventuallyOnMainActor { log.events.contains("call \(name)") })
+        #expect(try await eventually { log.events.contains("call \(name)") })
         return call
     }
 
@@ -96,7 +97,7 @@ import ThumbnailKit
 
         _ = try await startCall("1", on: debouncer, log: log)
         let second = try await startCall("2", on: debouncer, log: log)
-        #expect(try await eventuallyOnMainActor { log.events.contains("call 1 returned") },
+        #expect(try await eventually { log.events.contains("call 1 returned") },
                 "the first call did not sit out its ten minutes")
         #expect(spy.loadCount == 0)
 
@@ -122,7 +123,7 @@ import ThumbnailKit
         let debouncer = DebouncingLoadable(wrapping: spy, interval: .seconds(600), executeFirstImmediately: true)
 
         _ = try await startCall("1", on: debouncer, log: log)
-        #expect(try await eventuallyOnMainActor { log.events == ["call 1", "base loaded", "call 1 returned"] },
+        #expect(try await eventually { log.events == ["call 1", "base loaded", "call 1 returned"] },
                 "the first call did not wait ten minutes")
         let second = try await startCall("2", on: debouncer, log: log)
         #expect(spy.loadCount == 1, "the second call of the burst waits for the pause")

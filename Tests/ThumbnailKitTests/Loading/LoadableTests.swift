@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import ThumbnailKit
 
@@ -37,7 +38,7 @@ import ThumbnailKit
     /// Starts a load of `loader` and returns once `fetch` is running.
     func startLoad(_ loader: any Loadable<Int>, waitingIn fetch: ManualFetch<Int>) async throws -> Task<Void, Never> {
         let load = Task { await loader.load() }
-        #expect(try await eventuallyOnMainActor { fetch.waitingCount == 1 })
+        #expect(try await eventually { fetch.waitingCount == 1 })
         return load
     }
 
@@ -52,7 +53,7 @@ import ThumbnailKit
             await loader.load()
             log.append("second call returned")
         }
-        try #require(await eventuallyOnMainActor { log.events == ["second call returned"] },
+        try #require(await eventually { log.events == ["second call returned"] },
                      "the second call returns while the first load still runs")
         #expect(loader.currentState.isLoading)
         #expect(fetch.callCount == 1)
@@ -170,9 +171,9 @@ import ThumbnailKit
     func anObserverThatStopsIsRemoved(_ implementation: Implementation) async throws {
         let subject = implementation.make { 1 }
         let observer = Task { for await _ in subject.loader.state {} }
-        #expect(try await eventuallyOnMainActor { subject.observerCount() == 1 })
+        #expect(try await eventually { subject.observerCount() == 1 })
 
         observer.cancel()
-        #expect(try await eventuallyOnMainActor { subject.observerCount() == 0 })
+        #expect(try await eventually { subject.observerCount() == 0 })
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import ThumbnailKit
 
@@ -79,7 +80,7 @@ import ThumbnailKit
 
         loader.cancel()
         #expect(loader.currentState.summary == "loading(canceled)")
-        try #require(await eventuallyOnMainActor { log.events == ["load returned"] }, "the ten-minute wait was cut short")
+        try #require(await eventually { log.events == ["load returned"] }, "the ten-minute wait was cut short")
         #expect(fetch.callCount == 1)
         #expect(loader.isCanceled)
     }
@@ -106,7 +107,7 @@ import ThumbnailKit
         let states = loader.recordStates(through: \.isSettled)
 
         let load = Task { await loader.load() }
-        #expect(try await eventuallyOnMainActor { loader.currentState.summary == "loading(connecting, 10%)" })
+        #expect(try await eventually { loader.currentState.summary == "loading(connecting, 10%)" })
         source.succeed("done")
         await load.value
         let recorded = await states.value.map(\.summary)
