@@ -101,8 +101,6 @@
 
     /// "retrying in 0.5 s (attempt 2 of 3)": the wait to a tenth of a second.
     private static func retryMessage(after delay: Duration, attempt: Int, of maximum: Int) -> String {
-        let (seconds, attoseconds) = delay.components
-        let tenths = ((Double(seconds) + Double(attoseconds) * 1e-18) * 10).rounded() / 10
-        return "retrying in \(tenths) s (attempt \(attempt) of \(maximum))"
+        "retrying in \(delay.secondsToTenths) s (attempt \(attempt) of \(maximum))"
     }
 }

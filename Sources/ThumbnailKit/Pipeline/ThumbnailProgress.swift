@@ -23,9 +23,7 @@ public enum ThumbnailProgress: Sendable, Hashable {
         case .fetching, .decoding:
             return nil
         case let .retrying(attempt, maximum, delay, reason):
-            let (whole, fraction) = delay.components
-            let seconds = ((Double(whole) + Double(fraction) * 1e-18) * 10).rounded() / 10
-            return "retrying in \(seconds) s (attempt \(attempt) of \(maximum)): \(reason)"
+            return "retrying in \(delay.secondsToTenths) s (attempt \(attempt) of \(maximum)): \(reason)"
         }
     }
 }
