@@ -49,6 +49,11 @@ let package = Package(
             name: "ThumbnailHTTP",
             dependencies: ["ThumbnailKit"]
         ),
+        // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. Uses
+        // Foundation's JSON and XML parsers, so it stays out of ThumbnailKit.
+        .target(
+            name: "ThumbnailFeeds"
+        ),
         .executableTarget(
             name: "thumbnailer",
             dependencies: [
@@ -79,6 +84,10 @@ let package = Package(
                 "ThumbnailKit", "ThumbnailHTTP", "TestSupport", "cache-torture",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "ThumbnailFeedsTests",
+            dependencies: ["ThumbnailFeeds", "TestSupport"]
         ),
         // End to end: runs the built `thumbnailer` binary as a child process.
         .testTarget(
