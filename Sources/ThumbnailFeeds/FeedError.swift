@@ -1,0 +1,39 @@
+/// Why a document could not be read as a feed. Each description says where, e.g.
+/// "malformed JSON at line 3, column 14: expected “,” or “}” after an object member, found “]”".
+public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `source` is not an `http(s)://` URL, a `file://` URL or a path, so relative image URLs cannot be resolved.
+    case invalidSource(source: String, reason: String)
+    /// The JSON is not well-formed; line and column (from 1, counting characters) of the first error.
+    case malformedJSON(line: Int, column: Int, reason: String)
+    /// The XML is not well-formed; line and column where libxml2 detected the first error, which for a
+    /// mismatched end tag is just after that tag.
+    case malformedXML(line: Int, column: Int, reason: String)
+    /// The XML is well-formed but declares entities, which are refused before parsing (see `FeedParser`).
+    case unsafeXML(line: Int, column: Int, reason: String)
+    /// A value has the wrong type, e.g. a JSON Feed's `items` is not an array; `path` is a JSON path such as
+    /// `$.items[3].attachments`.
+    case unexpectedStructure(path: String, reason: String)
+    /// The document is none of the formats read: not JSON or XML, or XML whose root is not RSS or Atom.
+    case unrecognized(reason: String)
+    /// The feed names no image URL at all.
+    case noImages
+
+    public var description: String {
+        switch self {
+        case .invalidSource(let source, let reason):
+            "invalid feed source “\(source)”: \(reason)"
+        case .malformedJSON(let line, let column, let reason):
+            "malformed JSON at line \(line), column \(column): \(reason)"
+        case .malformedXML(let line, let column, let reason):
+            "malformed XML at line \(line), column \(column): \(reason)"
+        case .unsafeXML(let line, let column, let reason):
+            "unsafe XML at line \(line), column \(column): \(reason)"
+        case .unexpectedStructure(let path, let reason):
+            "unexpected structure at \(path): \(reason)"
+        case .unrecognized(let reason):
+            "not a feed: \(reason)"
+        case .noImages:
+            "the feed names no images: no item has an image URL"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// What the libxml2 error codes that `XMLParser` reports (as `NSError.code`) mean, from libxml2's xmlerror.h.
+///
+/// FoundationXML on Linux passes on libxml2's code but not its message, and its `XMLParser.ErrorCode` cases
+/// are numbered one below libxml2's, so the codes are read here directly.
+enum LibXML2Error {
+    /// Warnings, and namespace errors (200…299), which do not stop reading: feeds in the wild use a prefix
+    /// they forgot to declare, or an undeclared HTML entity under an RSS 0.91 DOCTYPE; the element or the
+    /// entity is then just not recognised.
+    static func isFatal(code: Int) -> Bool {
+        let warnings: Set = [27, 93, 97, 98, 99, 100, 102, 106, 107]
+        return !warnings.contains(code) && !(200..<300).contains(code)
+    }
+
+    static func reason(code: Int) -> String {
+        reasons[code] ?? "libxml2 error \(code)"
+    }
+
+    private static let reasons: [Int: String] = [
+        1: "libxml2 failed internally",
+        2: "libxml2 ran out of memory",
+        3: "the document does not start like XML",
+        4: "the document is empty",
+        5: "the document ends early, or has content after its root element",
+        6: "an invalid hexadecimal character reference",
+        7: "an invalid decimal character reference",
+        8: "an invalid character reference",
+        9: "a character XML does not allow, or bytes not in the document's encoding",
+        23: "an entity reference lacks its “;”",
+        26: "a reference to an undeclared entity",
+        29: "a reference to an external entity",
+        31: "an unknown encoding",
+        32: "an unsupported encoding",
+        34: "a quoted value is not closed",
+        38: "“<” inside an attribute value",
+        39: "an attribute value must be in quotes",
+        40: "an attribute value is not closed",
+        41: "an attribute has no value",
+        42: "an attribute is given twice",
+        45: "a comment is not closed",
+        47: "a processing instruction is not closed",
+        61: "the DOCTYPE is not closed",
+        62: "“]]>” outside a CDATA section",
+        63: "a CDATA section is not closed",
+        65: "a space is required here",
+        68: "a name is required here; a “&” or “<” in text must be written &amp; or &lt;",
+        73: "expected “>”",
+        74: "expected “</”",
+        75: "expected “=” after an attribute name",
+        76: "an end tag does not match its start tag",
+        77: "a start tag is not finished",
+        81: "bytes that are not in the document's encoding",
+        85: "the elements are not well balanced",
+        86: "content after the end of the document",
+        89: "an entity refers to itself, directly or through others",
+        110: "a name is too long",
+    ]
+}
