@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ThumbnailKit", targets: ["ThumbnailKit"]),
         .library(name: "ThumbnailHTTP", targets: ["ThumbnailHTTP"]),
         .executable(name: "thumbnailer", targets: ["thumbnailer"]),
+        .executable(name: "thumbnailer-feed", targets: ["thumbnailer-feed"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -54,11 +55,26 @@ let package = Package(
         .target(
             name: "ThumbnailFeeds"
         ),
+        // What both executables' commands share: sizes, byte counts, JSON lines, process memory.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: ["ThumbnailKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // thumb and cache; runs thumbnailer-feed for warm (no Foundation here).
         .executableTarget(
             name: "thumbnailer",
             dependencies: [
-                "ThumbnailKit",
+                "ThumbnailKit", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // warm: the commands that need HTTP and feed parsing (Foundation).
+        .executableTarget(
+            name: "thumbnailer-feed",
+            dependencies: [
+                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "CommandLineSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Throughput of the memory and disk caches (scripts/bench-caches.sh).
@@ -92,7 +108,7 @@ let package = Package(
         // End to end: runs the built `thumbnailer` binary as a child process.
         .testTarget(
             name: "ThumbnailerCLITests",
-            dependencies: ["thumbnailer", "TestSupport", "ThumbnailKit"]
+            dependencies: ["thumbnailer", "thumbnailer-feed", "TestSupport", "ThumbnailKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs the main job on the built-in default:
-# thumbnails of every image at the top of TestImages/ (no network needed;
-# the deliberately broken files in TestImages/invalid/ are left out).
-# Usage: scripts/demo.sh [OUTPUT_DIR]   (default: ./thumbnails)
+# `thumbnailer warm` on TestImages/feed.json (a JSON Feed of every decodable
+# test image, by relative path: no network needed), twice. The first run
+# stores each original and its 256 and 128 px thumbnails; the second finds
+# everything cached and downloads and writes nothing.
+# Usage: scripts/demo.sh [CACHE_DIR]   (default: ./.demo-cache, emptied first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-out="${1:-thumbnails}"
-swift build -c release --static-swift-stdlib --product thumbnailer
-mapfile -t images < <(find TestImages -maxdepth 1 -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.png' \) | sort)
-.build/release/thumbnailer thumb --size 256 -o "$out" "${images[@]}"
-echo "${#images[@]} thumbnails in $out/" >&2
+cache="${1:-.demo-cache}"
+swift build -c release --product thumbnailer
+swift build -c release --product thumbnailer-feed
+rm -rf "$cache"
+echo "== first run: fills the cache" >&2
+.build/release/thumbnailer warm TestImages/feed.json --cache-dir "$cache" -s 256 -s 128
+echo "== second run: everything is cached" >&2
+.build/release/thumbnailer warm TestImages/feed.json --cache-dir "$cache" -s 256 -s 128
+.build/release/thumbnailer cache stats --cache-dir "$cache"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import ThumbnailKit
 
 /// `thumbnailer cache stats|verify|clear`: look after the disk cache.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import ThumbnailKit
 
 /// `thumbnailer thumb INPUT...`: thumbnails of local JPEG and PNG files.
@@ -62,12 +63,6 @@ struct ThumbCommand: AsyncParsableCommand {
         } catch let error as OutputPlan.Problem {
             throw ValidationError(error.description)
         }
-    }
-}
-
-extension ThumbnailSize: ExpressibleByArgument {
-    public init?(argument: String) {
-        self.init(parsing: argument)
     }
 }
 

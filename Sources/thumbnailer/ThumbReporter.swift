@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ThumbnailKit
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ struct ThumbReporter {
             }
         case .failure(let error):
             let (kind, reason) = Self.describe(error)
-            Self.printError("thumbnailer: \(outcome.input): \(kind): \(reason)")
+            StandardError.print("thumbnailer: \(outcome.input): \(kind): \(reason)\n")
             if json {
                 var line = JSONLine()
                 line.add("input", outcome.input)
@@ -61,11 +62,6 @@ struct ThumbReporter {
         case let error as FileOperationError: ("writeFailed", error.description)
         default: ("failed", "\(error)")
         }
-    }
-
-    private static func printError(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     private static func format(milliseconds: Double) -> String {

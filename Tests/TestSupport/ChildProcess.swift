@@ -31,14 +31,19 @@ public struct ChildProcess: Sendable {
     }
 
     /// A child that is still running; ``wait()`` or ``kill()`` it.
-    public struct Running {
+    public struct Running: Sendable {
         public let pid: pid_t
         let directory: URL
 
         /// Sends SIGKILL and reaps the child.
         public func kill() -> Outcome {
-            sendKill(pid)
+            sendSignal(SIGKILL, to: pid)
             return wait()
+        }
+
+        /// Sends SIGINT, as Ctrl-C would; the child decides what to do.
+        public func interrupt() {
+            sendSignal(SIGINT, to: pid)
         }
 
         /// Waits for the child to exit and collects its output.
@@ -96,7 +101,7 @@ public struct ChildProcess: Sendable {
     }
 }
 
-/// `kill(2)` with SIGKILL, outside `Running` whose own `kill()` would shadow it.
-private func sendKill(_ pid: pid_t) {
-    _ = kill(pid, SIGKILL)
+/// `kill(2)`, outside `Running` whose own `kill()` would shadow it.
+private func sendSignal(_ signal: Int32, to pid: pid_t) {
+    _ = kill(pid, signal)
 }

@@ -67,6 +67,13 @@ public final class DiskCache: Sendable {
 
     private let fileLock: FileLock
     private let index: Mutex<DiskCacheIndex>
+    private let evictedByThisProcess = Mutex(Evictions())
+
+    /// Entries this process removed to stay within the size limit.
+    public struct Evictions: Sendable, Hashable {
+        public var entries = 0
+        public var bytes = 0
+    }
 
     /// Opens (creating if needed) the cache at `directory`.
     /// - Parameters:
@@ -110,6 +117,15 @@ public final class DiskCache: Sendable {
         index.withLock { $0.markUsed(id, at: now) }
         return entry
     }
+
+    /// Whether an entry for `key` is on disk, without reading it (reading
+    /// verifies it; an entry found damaged then is removed and reported as a miss).
+    public func containsEntry(forKey key: String, in namespace: Namespace) -> Bool {
+        FileSystem.status(location(of: key, in: namespace).path) != nil
+    }
+
+    /// What this process has evicted so far, to respect ``sizeLimit``.
+    public var evictions: Evictions { evictedByThisProcess.withLock { $0 } }
 
     /// Stores `bytes` under `key`, replacing any earlier entry, removing least
     /// recently used entries first if the limit requires it.
@@ -267,6 +283,10 @@ public final class DiskCache: Sendable {
             }
             try FileSystem.remove(path)
             try index.remove(candidate.id)
+            evictedByThisProcess.withLock {
+                $0.entries += 1
+                $0.bytes += candidate.record.bytes
+            }
         }
     }
 

@@ -5,14 +5,18 @@ import Synchronization
 final class RequestedSizes: Sendable {
     private let counts = Mutex<[String: [ThumbnailSize: Int]]>([:])
 
-    /// Counts `size` of `url` as wanted until `body` returns.
-    func wanting<Result>(_ size: ThumbnailSize, of url: String,
+    /// Counts each of `sizes` of `url` as wanted until `body` returns.
+    func wanting<Result>(_ sizes: Set<ThumbnailSize>, of url: String,
                          during body: () async throws -> Result) async rethrows -> Result {
-        counts.withLock { $0[url, default: [:]][size, default: 0] += 1 }
+        counts.withLock { counts in
+            for size in sizes { counts[url, default: [:]][size, default: 0] += 1 }
+        }
         defer {
             counts.withLock { counts in
-                counts[url]?[size]? -= 1
-                if counts[url]?[size] == 0 { counts[url]?[size] = nil }
+                for size in sizes {
+                    counts[url]?[size]? -= 1
+                    if counts[url]?[size] == 0 { counts[url]?[size] = nil }
+                }
                 if counts[url]?.isEmpty == true { counts[url] = nil }
             }
         }

@@ -161,6 +161,35 @@ public final class ThumbnailPipeline: Sendable {
         }
     }
 
+    /// Thumbnails of `url` at every one of `sizes`, from one decode of the
+    /// original when any of them has to be made (a warm-up making 128 and
+    /// 256 px decodes once). Each size goes through the tiers as
+    /// ``thumbnail(for:progress:)`` would.
+    /// - Throws: as ``thumbnail(for:progress:)``; the first error of any size.
+    public func thumbnails(of url: String, sizes: Set<ThumbnailSize>, priority: RequestPriority = .normal,
+                           cachePolicy: CachePolicy = .useCache,
+                           progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> [ThumbnailSize: Thumbnail] {
+        // Counted as wanted before any of them starts, so the first decode makes them all.
+        try await requestedSizes.wanting(sizes, of: url) {
+            try await withThrowingTaskGroup(of: (ThumbnailSize, Thumbnail).self) { group in
+                for size in sizes {
+                    let request = ThumbnailRequest(url: url, size: size, priority: priority, cachePolicy: cachePolicy)
+                    group.addTask { (size, try await self.thumbnail(for: request, progress: progress)) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+        }
+    }
+
+    /// Which copies of `url` the disk tiers hold now, without reading them:
+    /// whether the original is there, and which of `sizes` have a thumbnail.
+    public func storedCopies(of url: String, sizes: Set<ThumbnailSize>) -> StoredCopies {
+        guard let disk = configuration.diskCache else { return StoredCopies(hasOriginal: false, thumbnailSizes: []) }
+        return StoredCopies(
+            hasOriginal: disk.containsEntry(forKey: url, in: .originals),
+            thumbnailSizes: sizes.filter { disk.containsEntry(forKey: store.diskKey(ThumbnailKey(url: url, size: $0)), in: .thumbnails) })
+    }
+
     /// The shared work for one URL and size: the disk tier, else a share of a decode of the original.
     private func makeThumbnail(for request: ThumbnailRequest, work: Coalescer<ThumbnailWork, Thumbnail>.Work) async throws -> Thumbnail {
         let key = request.key
@@ -175,7 +204,7 @@ public final class ThumbnailPipeline: Sendable {
         }
         let original = OriginalWork(url: request.url, policy: request.cachePolicy)
         work.onPriorityRaised { [renditions] in renditions.raisePriority(for: original, to: $0) }
-        return try await requestedSizes.wanting(request.size, of: request.url) {
+        return try await requestedSizes.wanting([request.size], of: request.url) {
             // A decode that read the wanted sizes before this one was counted
             // lacks it; the next decode of this URL starts after the count, so
             // this loop runs at most twice.

@@ -1,14 +1,14 @@
 import ArgumentParser
 
 /// A size on the command line: `1048576`, `512K`, `300M`, `2G` or `1.5GB` (powers of 1024).
-struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
-    let bytes: Int
+public struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
+    public let bytes: Int
 
-    init(bytes: Int) {
+    public init(bytes: Int) {
         self.bytes = bytes
     }
 
-    init?(argument: String) {
+    public init?(argument: String) {
         var text = Substring(argument.uppercased())
         if text.hasSuffix("B") { text = text.dropLast() }
         if text.hasSuffix("I") { text = text.dropLast() }
@@ -22,7 +22,7 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
         bytes = Int(value * multiplier)
     }
 
-    var description: String {
+    public var description: String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes), unit = 0
         while value >= 1024 && unit < units.count - 1 {

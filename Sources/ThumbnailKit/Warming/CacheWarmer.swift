@@ -1,0 +1,137 @@
+import Synchronization
+
+/// Fills the disk tiers with the originals and thumbnails of a list of
+/// images, so that a list showing them later downloads nothing: the work of
+/// `thumbnailer warm`.
+///
+/// - Streams the work: at most ``maximumInFlight`` images are being worked
+///   on at once (their originals are the only large memory), whatever the
+///   length of the list.
+/// - An image whose original and every requested thumbnail are on disk is
+///   counted as already cached without being read: a second run downloads
+///   nothing and writes nothing.
+/// - Each image is decoded once for all sizes; downloads, decodes and
+///   retries follow the pipeline's configuration.
+/// - Cancelling the calling task stops the run: in-flight transfers are
+///   cancelled, nothing partial is stored, and the report counts what was
+///   left unfinished.
+public struct CacheWarmer: Sendable {
+    public let pipeline: ThumbnailPipeline
+    /// The thumbnail sizes to make of every image.
+    public let sizes: Set<ThumbnailSize>
+    /// Images worked on at once. Default: the pipeline's downloads plus its decodes, so both stay busy.
+    public let maximumInFlight: Int
+
+    public init(pipeline: ThumbnailPipeline, sizes: Set<ThumbnailSize>, maximumInFlight: Int? = nil) {
+        precondition(!sizes.isEmpty, "warming needs at least one size")
+        self.pipeline = pipeline
+        self.sizes = sizes
+        let configuration = pipeline.configuration
+        self.maximumInFlight = max(1, maximumInFlight
+            ?? configuration.maximumConcurrentDownloads + configuration.maximumConcurrentDecodes)
+    }
+
+    /// Warms every URL of `urls` (duplicates are warmed once).
+    /// - Parameters:
+    ///   - revalidate: ask the server whether stored originals are current
+    ///     (`If-None-Match`/`If-Modified-Since`) and fetch only changed ones.
+    ///   - onProgress: called after each image finishes and as bytes arrive, from any thread.
+    public func warm(_ urls: [String], revalidate: Bool = false,
+                     onProgress: @escaping @Sendable (WarmProgress) -> Void = { _ in }) async -> WarmReport {
+        var seen = Set<String>()
+        let unique = urls.filter { seen.insert($0).inserted }
+        let tally = Tally(total: unique.count, onProgress: onProgress)
+        await withTaskGroup(of: Void.self) { group in
+            var pending = unique.makeIterator()
+            func startNext() -> Bool {
+                guard !Task.isCancelled, let url = pending.next() else { return false }
+                group.addTask {
+                    let outcome = await warmOne(url, revalidate: revalidate, tally: tally)
+                    tally.finish(url, with: outcome)
+                }
+                return true
+            }
+            for _ in 0..<maximumInFlight where !startNext() { break }
+            while await group.next() != nil {
+                _ = startNext()
+            }
+        }
+        return tally.report(images: unique.count)
+    }
+
+    private func warmOne(_ url: String, revalidate: Bool, tally: Tally) async -> WarmOutcome {
+        let before = pipeline.storedCopies(of: url, sizes: sizes)
+        if !revalidate, before.hasOriginal, before.thumbnailSizes == sizes { return .alreadyCached }
+        let received = Mutex(0)
+        do {
+            _ = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
+                guard case let .fetching(transfer) = event else { return }
+                let added = received.withLock { previous in
+                    defer { previous = transfer.receivedBytes }
+                    return max(0, transfer.receivedBytes - previous)
+                }
+                tally.received(added)
+            }
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+        let bytes = received.withLock { $0 }
+        let after = pipeline.storedCopies(of: url, sizes: sizes)
+        tally.wrote(bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
+        if bytes > 0 { return .fetched(bytes: bytes) }
+        return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
+    }
+}
+
+/// The running totals of a warm-up, shared by its tasks.
+private final class Tally: Sendable {
+    private struct State {
+        var report = WarmReport()
+        var bytesReceived = 0
+    }
+
+    private let state = Mutex(State())
+    private let total: Int
+    private let onProgress: @Sendable (WarmProgress) -> Void
+
+    init(total: Int, onProgress: @escaping @Sendable (WarmProgress) -> Void) {
+        self.total = total
+        self.onProgress = onProgress
+    }
+
+    func received(_ bytes: Int) {
+        let current = state.withLock { state in
+            state.bytesReceived += bytes
+            return snapshot(of: state)
+        }
+        onProgress(current)
+    }
+
+    func wrote(_ thumbnails: Int) {
+        state.withLock { $0.report.thumbnailsWritten += thumbnails }
+    }
+
+    func finish(_ url: String, with outcome: WarmOutcome) {
+        let current = state.withLock { state in
+            state.report.record(outcome, for: url)
+            return snapshot(of: state)
+        }
+        onProgress(current)
+    }
+
+    func report(images: Int) -> WarmReport {
+        state.withLock { state in
+            var report = state.report
+            report.images = images
+            report.unfinished = images - report.finished
+            return report
+        }
+    }
+
+    private func snapshot(of state: State) -> WarmProgress {
+        WarmProgress(done: state.report.finished, total: total, bytesReceived: state.bytesReceived,
+                     failures: state.report.failures.count)
+    }
+}

@@ -1,0 +1,15 @@
+/// What warming one image did.
+public enum WarmOutcome: Sendable, Hashable {
+    /// The original and every requested thumbnail were on disk: nothing read, fetched or written.
+    case alreadyCached
+    /// Downloaded (this many body bytes), decoded once, stored.
+    case fetched(bytes: Int)
+    /// The original was on disk; the missing thumbnails were made from it.
+    case madeFromStoredOriginal
+    /// Revalidated (`--refresh`): the server answered 304, the stored copies stay.
+    case notModified
+    /// It failed; the reason is the error's description.
+    case failed(reason: String)
+    /// Stopped by cancellation before it finished: nothing partial was stored.
+    case cancelled
+}

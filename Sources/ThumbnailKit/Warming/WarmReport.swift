@@ -1,0 +1,39 @@
+/// The summary of warming a list of images.
+public struct WarmReport: Sendable {
+    /// Distinct images asked for.
+    public var images = 0
+    /// Images downloaded in this run.
+    public var fetched = 0
+    /// Images whose copies were all on disk already.
+    public var alreadyCached = 0
+    /// Images revalidated and found unchanged.
+    public var notModified = 0
+    /// Images whose thumbnails were made from a stored original.
+    public var madeFromStoredOriginal = 0
+    /// Images that failed, with the reason, in the order they failed.
+    public var failures: [(url: String, reason: String)] = []
+    /// Images not finished because the run was cancelled (in flight or not started).
+    public var unfinished = 0
+    /// Body bytes downloaded.
+    public var bytesDownloaded = 0
+    /// Encoded thumbnails written to the disk tier.
+    public var thumbnailsWritten = 0
+
+    public init() {}
+
+    /// Images done, whatever their outcome (not cancelled ones).
+    public var finished: Int { fetched + alreadyCached + notModified + madeFromStoredOriginal + failures.count }
+
+    mutating func record(_ outcome: WarmOutcome, for url: String) {
+        switch outcome {
+        case .alreadyCached: alreadyCached += 1
+        case let .fetched(bytes):
+            fetched += 1
+            bytesDownloaded += bytes
+        case .madeFromStoredOriginal: madeFromStoredOriginal += 1
+        case .notModified: notModified += 1
+        case let .failed(reason): failures.append((url, reason))
+        case .cancelled: break  // counted as unfinished when the report is made
+        }
+    }
+}

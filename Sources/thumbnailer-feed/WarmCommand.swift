@@ -1,0 +1,103 @@
+import ArgumentParser
+import CommandLineSupport
+import Logging
+import ThumbnailFeeds
+import ThumbnailHTTP
+import ThumbnailKit
+
+/// `thumbnailer warm <feed>`: download every image of a feed and store its
+/// original and thumbnails in the disk cache, so that a list showing the feed
+/// later downloads nothing.
+struct WarmCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "warm",
+        abstract: "Prebuild the caches from a feed (JSON Feed, RSS, Atom, plain JSON).",
+        discussion: """
+            Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
+            them), 2 when the feed itself could not be fetched or parsed, 64 on usage errors, \
+            130 when interrupted (Ctrl-C; run again to finish the rest).
+            """)
+
+    @Argument(help: "The feed: an http(s):// URL, a file:// URL or a path.")
+    var feed: String
+
+    @Option(help: "Cache directory (default: $THUMBNAILER_CACHE_DIR, else $XDG_CACHE_HOME/thumbnailer or ~/.cache/thumbnailer).")
+    var cacheDir: String?
+
+    @Option(name: [.short, .long], help: "Thumbnail box: 256 or 320x200; repeat for several sizes (default 256).")
+    var size: [ThumbnailSize] = []
+
+    @Option(help: "Images downloaded at once.")
+    var concurrency = 6
+
+    @Option(help: "Images decoded at once (default: one per core).")
+    var decoders: Int?
+
+    @Option(help: "The disk cache's size limit, e.g. 512M or 2G.")
+    var diskLimit = ByteCount(bytes: 1 << 30)
+
+    @Option(help: "In plain JSON, the dotted path of each object's image URL, e.g. media.large.href.")
+    var imageKey: String?
+
+    @Flag(help: "Revalidate stored originals (ETag/Last-Modified) and download only what changed.")
+    var refresh = false
+
+    @Flag(help: "Print the summary as one JSON object.")
+    var json = false
+
+    @Flag(help: "Print only the summary.")
+    var quiet = false
+
+    @Flag(help: "Log every request to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        if let decoders, decoders < 1 { throw ValidationError("--decoders must be at least 1") }
+        if size.contains(where: { ($0.maxWidth ?? 1) < 1 || ($0.maxHeight ?? 1) < 1 || $0 == .original }) {
+            throw ValidationError("a size is a positive box like 256 or 320x200")
+        }
+    }
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let sizes = Set(size.isEmpty ? [.fit(256)] : size)
+        let cache: DiskCache
+        do {
+            cache = try DiskCache(directory: cacheDir ?? CacheLocation.defaultDirectory(), sizeLimit: diskLimit.bytes)
+        } catch {
+            throw CommandFailure("cannot use the cache: \(error)", exitCode: 1)
+        }
+        let loader = SchemeRoutingDataLoader(network: URLSessionDataLoader())
+        let feed = try await FeedSource(location: feed, imageKeyPath: imageKey).load(with: loader)
+
+        var logger = Logger(label: "thumbnailer.warm")
+        logger.logLevel = verbose ? .debug : .critical
+        let pipeline = ThumbnailPipeline(configuration: .init(
+            dataLoader: loader, diskCache: cache, memoryCostLimit: 16 << 20,
+            maximumConcurrentDownloads: concurrency,
+            maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount, logger: logger))
+        let urls = feed.uniqueImageURLs
+        let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: urls.count)
+
+        let warmer = CacheWarmer(pipeline: pipeline, sizes: sizes)
+        let revalidate = refresh
+        let cancellation = CancellationSwitch()
+        // Listening before any work starts: a Ctrl-C at any moment stops the run cleanly.
+        let interruption = Interruption { cancellation.cancel() }
+        let warming = Task { await warmer.warm(urls, revalidate: revalidate) { display.show($0) } }
+        cancellation.attach(warming)
+        let report = await warming.value
+        interruption.stop()
+        display.finish()
+
+        let summary = WarmSummary(feedLocation: self.feed, feed: feed, sizes: sizes, report: report,
+                                  cache: cache, elapsed: clock.now - started,
+                                  peakResidentBytes: ProcessMemory.peakResidentBytes,
+                                  interrupted: interruption.happened)
+        print(json ? summary.json : summary.text)
+        if interruption.happened { throw ExitCode(130) }
+        if !summary.failures.isEmpty { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,95 @@
+import CommandLineSupport
+import ThumbnailFeeds
+import ThumbnailKit
+
+/// What `warm` prints at the end: as text, or as one JSON object.
+struct WarmSummary {
+    let feedLocation: String
+    let feed: Feed
+    let sizes: Set<ThumbnailSize>
+    let report: WarmReport
+    let cache: DiskCache
+    let elapsed: Duration
+    let peakResidentBytes: Int
+    let interrupted: Bool
+
+    init(feedLocation: String, feed: Feed, sizes: Set<ThumbnailSize>, report: WarmReport, cache: DiskCache,
+         elapsed: Duration, peakResidentBytes: Int, interrupted: Bool) {
+        self.feedLocation = feedLocation
+        self.feed = feed
+        self.sizes = sizes
+        self.report = report
+        self.cache = cache
+        self.elapsed = elapsed
+        self.peakResidentBytes = peakResidentBytes
+        self.interrupted = interrupted
+    }
+
+    /// Images that failed, and images the feed named but may not be fetched.
+    var failures: [(url: String, reason: String)] {
+        report.failures + feed.refused.map { ($0.url, "refused: \($0.reason)") }
+    }
+
+    private var sizeList: [String] { sizes.map(\.description).sorted() }
+    private var elapsedSeconds: Double { elapsed.secondsWithThreeDecimals }
+    private var cacheBytes: Int? { try? cache.statistics().totalBytes }
+
+    var text: String {
+        var lines = [
+            "feed        \(feedLocation) (\(feed.format.rawValue), \(feed.items.count) items, \(report.images) images)",
+            "fetched     \(report.fetched) images, \(ByteCount(bytes: report.bytesDownloaded))",
+            "cached      \(report.alreadyCached) already"
+                + (report.notModified > 0 ? ", \(report.notModified) unchanged (304)" : "")
+                + (report.madeFromStoredOriginal > 0 ? ", \(report.madeFromStoredOriginal) made from stored originals" : ""),
+            "thumbnails  \(report.thumbnailsWritten) written (\(sizeList.joined(separator: ", ")))",
+            "failed      \(failures.count)",
+        ]
+        lines += failures.map { "  \($0.url): \($0.reason)" }
+        if interrupted { lines.append("interrupted \(report.unfinished) images left for the next run") }
+        let evictions = cache.evictions
+        lines.append("disk cache  \(cache.directory): \(cacheBytes.map { ByteCount(bytes: $0).description } ?? "?") of "
+                     + "\(ByteCount(bytes: cache.sizeLimit)), evicted \(evictions.entries) entries (\(ByteCount(bytes: evictions.bytes)))")
+        lines.append("elapsed     \(elapsedSeconds) s, peak RSS \(ByteCount(bytes: peakResidentBytes))")
+        return lines.joined(separator: "\n")
+    }
+
+    var json: String {
+        var line = JSONLine()
+        line.add("feed", feedLocation)
+        line.add("format", feed.format.rawValue)
+        line.add("items", feed.items.count)
+        line.add("images", report.images)
+        line.add("fetched", report.fetched)
+        line.add("alreadyCached", report.alreadyCached)
+        line.add("notModified", report.notModified)
+        line.add("madeFromStoredOriginals", report.madeFromStoredOriginal)
+        line.add("failed", failures.count)
+        line.add("failures", objects: failures.map { failure in
+            var object = JSONLine()
+            object.add("url", failure.url)
+            object.add("reason", failure.reason)
+            return object
+        })
+        line.add("unfinished", report.unfinished)
+        line.add("interrupted", interrupted)
+        line.add("bytesDownloaded", report.bytesDownloaded)
+        line.add("thumbnailsWritten", report.thumbnailsWritten)
+        line.add("sizes", sizeList)
+        line.add("cacheDirectory", cache.directory)
+        line.add("cacheBytes", cacheBytes)
+        line.add("cacheLimit", cache.sizeLimit)
+        line.add("evictedEntries", cache.evictions.entries)
+        line.add("evictedBytes", cache.evictions.bytes)
+        line.add("elapsedSeconds", elapsedSeconds)
+        line.add("peakRSSBytes", peakResidentBytes)
+        return line.text
+    }
+}
+
+extension Duration {
+    /// Seconds, to the millisecond.
+    var secondsWithThreeDecimals: Double {
+        let (seconds, attoseconds) = components
+        return ((Double(seconds) + Double(attoseconds) * 1e-18) * 1000).rounded() / 1000
+    }
+}

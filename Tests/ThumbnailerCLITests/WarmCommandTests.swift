@@ -1,0 +1,203 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailKit
+
+/// `thumbnailer warm` end to end: the built binary against feeds served by the
+/// loopback server, with request counts observed at the server.
+@Suite final class WarmCommandTests: Sendable {
+    let server: TestHTTPServer
+    let temporary: TemporaryDirectory
+    var cacheDirectory: String { temporary.path("cache") }
+
+    /// The images the feeds list, served at /images/<name>.
+    static let images = [
+        "photo-aitzgorri-baseline-3000x1998.jpg", "photo-friends-portrait-1000x1502.jpg",
+        "photo-life-adam7-rgb-640x480.png", "photo-picosdeeuropa-progressive-2048x1536.jpg",
+        "photo-sunset-rgba-vignette-1024x683.png", "jpeg-baseline-420-gradient-256x192.jpg",
+    ]
+
+    init() throws {
+        server = try TestHTTPServer()
+        temporary = try TemporaryDirectory()
+    }
+
+    deinit { server.stop() }
+
+    /// Serves every image at /images/<name> with `adjust` applied.
+    func serveImages(_ adjust: (inout TestHTTPServer.Behavior) -> Void = { _ in }) throws {
+        for name in Self.images {
+            var behavior = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: name))
+            adjust(&behavior)
+            server.route("/images/\(name)", behavior)
+        }
+    }
+
+    /// A JSON Feed with relative image URLs (resolved against /feeds/).
+    func serveJSONFeed(at path: String = "/feeds/feed.json", names: [String] = images) {
+        let items = names.enumerated().map { index, name in
+            #"{"id": "\#(index)", "title": "Item \#(index)", "image": "../images/\#(name)"}"#
+        }
+        let feed = #"{"version": "https://jsonfeed.org/version/1.1", "title": "Test", "items": [\#(items.joined(separator: ","))]}"#
+        server.route(path, .init(body: Array(feed.utf8)))
+    }
+
+    func serveRSSFeed(at path: String) {
+        let items = Self.images.map { name in
+            "<item><title>\(name)</title><enclosure url=\"\(server.url("/images/\(name)"))\" type=\"image/jpeg\" length=\"1\"/></item>"
+        }
+        let feed = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Test</title>\(items.joined())</channel></rss>"
+        server.route(path, .init(body: Array(feed.utf8)))
+    }
+
+    func servePlainJSONFeed(at path: String) {
+        let objects = Self.images.map { #"{"name": "\#($0)", "imageUrl": "/images/\#($0)"}"# }
+        server.route(path, .init(body: Array(#"{"results": [\#(objects.joined(separator: ","))]}"#.utf8)))
+    }
+
+    /// Runs `thumbnailer warm` (through `thumbnailer`, which hands over to thumbnailer-feed).
+    func warm(_ feedPath: String, _ options: [String] = []) async throws -> (status: Int32, summary: [String: Any], stderr: String) {
+        let arguments = ["warm", feedPath.hasPrefix("/") ? server.url(feedPath) : feedPath,
+                         "--cache-dir", cacheDirectory, "--json"] + options
+        let run = try await runBlocking { try ChildProcess.run(arguments) }
+        let summary = (try? JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8))) as? [String: Any] ?? [:]
+        return (run.status, summary, run.standardError)
+    }
+
+    func imageRequests() -> [Int] {
+        Self.images.map { server.requestCount("/images/\($0)") }
+    }
+
+    func cacheStatistics() throws -> DiskCache.Statistics {
+        try DiskCache(directory: cacheDirectory).statistics()
+    }
+
+    @Test(arguments: ["json", "rss", "plain"])
+    func theFirstRunCachesEveryImageAndTheSecondDownloadsNothing(format: String) async throws {
+        try serveImages()
+        let path = "/feeds/feed.\(format)"
+        switch format {
+        case "rss": serveRSSFeed(at: path)
+        case "plain": servePlainJSONFeed(at: path)
+        default: serveJSONFeed(at: path)
+        }
+
+        let first = try await warm(path, ["-s", "256", "-s", "128"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.summary["images"] as? Int == Self.images.count)
+        #expect(first.summary["fetched"] as? Int == Self.images.count)
+        #expect(first.summary["failed"] as? Int == 0)
+        #expect(first.summary["thumbnailsWritten"] as? Int == 2 * Self.images.count)
+        #expect(imageRequests() == Array(repeating: 1, count: Self.images.count), "one GET per image")
+        let statistics = try cacheStatistics()
+        #expect(statistics.entries[.originals] == Self.images.count)
+        #expect(statistics.entries[.thumbnails] == 2 * Self.images.count)
+
+        let second = try await warm(path, ["-s", "256", "-s", "128"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.summary["fetched"] as? Int == 0)
+        #expect(second.summary["alreadyCached"] as? Int == Self.images.count)
+        #expect(second.summary["thumbnailsWritten"] as? Int == 0)
+        #expect(imageRequests() == Array(repeating: 1, count: Self.images.count), "no image GET the second time")
+        #expect(server.requestCount(path) == 2)
+    }
+
+    @Test func aMissingAndACorruptImageFailTheRunAndTheRestIsCached() async throws {
+        try serveImages()
+        var corrupt = try Fixtures.bytes(ofTestImage: Self.images[0])
+        corrupt.removeLast(corrupt.count / 2)
+        server.route("/images/cut.jpg", .init(body: corrupt))
+        serveJSONFeed(at: "/feed.json", names: Self.images + ["missing.jpg", "cut.jpg"])
+
+        let run = try await warm("/feed.json")
+        #expect(run.status == 1)
+        let failures = try #require(run.summary["failures"] as? [[String: String]])
+        #expect(failures.count == 2)
+        #expect(failures.contains { $0["url"] == server.url("/images/missing.jpg") && $0["reason"]?.contains("HTTP 404") == true })
+        #expect(failures.contains { $0["url"] == server.url("/images/cut.jpg") && $0["reason"]?.contains("truncated") == true })
+        #expect(run.summary["fetched"] as? Int == Self.images.count)
+        #expect(try cacheStatistics().entries[.originals] == Self.images.count, "nothing stored for the broken two")
+        #expect(server.requestCount("/images/missing.jpg") == 1, "a 404 is not retried")
+    }
+
+    @Test func anInterruptedRunStopsCleanlyAndTheNextFinishesTheRest() async throws {
+        // First pass: every image is held back until the run has been interrupted; afterwards they come at once.
+        let gate = ResponseGate()
+        for name in Self.images {
+            let bytes = try Fixtures.bytes(ofTestImage: name)
+            var held = TestHTTPServer.Behavior(body: bytes)
+            held.gate = gate
+            server.route("/images/\(name)", held, .init(body: bytes))
+        }
+        serveJSONFeed(at: "/feed.json")
+        let arguments = ["warm", server.url("/feed.json"), "--cache-dir", cacheDirectory, "--concurrency", "2", "--json"]
+        let child = try ChildProcess.start(arguments)
+        #expect(try await eventually { self.imageRequests().reduce(0, +) >= 2 })
+        child.interrupt()
+        let interrupted = try await runBlocking { child.wait() }
+        gate.open()
+        #expect(interrupted.status == 130, "\(interrupted.standardError)")
+        #expect(interrupted.standardError.contains("interrupted"))
+
+        let verify = try await runBlocking { try ChildProcess.run(["cache", "verify", "--cache-dir", self.cacheDirectory]) }
+        #expect(verify.status == 0, "\(verify.standardOutput)")
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: cacheDirectory).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+
+        let rerun = try await warm("/feed.json")
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try cacheStatistics().entries[.originals] == Self.images.count)
+        #expect(imageRequests().allSatisfy { $0 <= 2 }, "each image fetched at most twice: \(imageRequests())")
+    }
+
+    @Test func aMalformedJSONFeedExitsTwoSayingWhere() async throws {
+        server.route("/feed.json", .init(body: Array("{\n  \"items\": [\n    {\"image\": \"a.jpg\",}\n".utf8)))
+        let run = try await warm("/feed.json")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("line 3"), "\(run.stderr)")
+    }
+
+    @Test func aMalformedXMLFeedExitsTwoSayingWhere() async throws {
+        server.route("/feed.rss", .init(body: Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel>\n<item><title>a</titel></item>".utf8)))
+        let run = try await warm("/feed.rss")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("line 3"), "\(run.stderr)")
+    }
+
+    @Test func aFeedThatCannotBeFetchedExitsTwo() async throws {
+        let run = try await warm("/nowhere.json")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("HTTP 404"), "\(run.stderr)")
+    }
+
+    @Test func aWebFeedMayNotPointAtLocalFiles() async throws {
+        try serveImages()
+        let feed = #"{"version": "https://jsonfeed.org/version/1.1", "items": [{"id": "1", "image": "file:///etc/passwd"}, {"id": "2", "image": "/images/\#(Self.images[5])"}]}"#
+        server.route("/feed.json", .init(body: Array(feed.utf8)))
+        let run = try await warm("/feed.json")
+        #expect(run.status == 1)
+        let failures = try #require(run.summary["failures"] as? [[String: String]])
+        #expect(failures.count == 1 && failures.first?["url"] == "file:///etc/passwd")
+        #expect(failures.first?["reason"]?.hasPrefix("refused") == true)
+        #expect(try cacheStatistics().entries[.originals] == 1, "only the web image was stored")
+    }
+
+    @Test func aDiskLimitSmallerThanTheFeedHoldsAndTheSummarySaysWhatWasEvicted() async throws {
+        try serveImages()
+        serveJSONFeed(at: "/feed.json")
+        let limit = 1_500_000  // the six originals are about 3.4 MB
+        let run = try await warm("/feed.json", ["--disk-limit", "\(limit)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try cacheStatistics().totalBytes <= limit)
+        #expect((run.summary["evictedEntries"] as? Int ?? 0) > 0)
+        #expect((run.summary["cacheBytes"] as? Int ?? .max) <= limit)
+    }
+
+    @Test func aLocalFeedOfLocalFilesIsWarmedWithoutANetwork() async throws {
+        let run = try await warm("file://" + Fixtures.testImage("feed.json"), ["-s", "64"])
+        let items = try JSONSerialization.jsonObject(with: Data(try Fixtures.bytes(ofTestImage: "feed.json"))) as? [String: Any]
+        let count = (items?["items"] as? [Any])?.count ?? -1
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.summary["images"] as? Int == count && run.summary["fetched"] as? Int == count)
+    }
+}
