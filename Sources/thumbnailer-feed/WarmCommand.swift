@@ -75,7 +75,8 @@ struct WarmCommand: AsyncParsableCommand {
         var logger = Logger(label: "thumbnailer.warm")
         logger.logLevel = verbose ? .debug : .critical
         let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: loader, diskCache: cache, memoryCostLimit: 16 << 20,
+            // No memory cache: a warm-up never asks for a thumbnail twice.
+            dataLoader: loader, diskCache: cache, memoryCostLimit: 0,
             maximumConcurrentDownloads: concurrency,
             maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount, logger: logger))
         let urls = feed.uniqueImageURLs

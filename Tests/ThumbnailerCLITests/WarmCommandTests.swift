@@ -150,6 +150,26 @@ import ThumbnailKit
         #expect(imageRequests().allSatisfy { $0 <= 2 }, "each image fetched at most twice: \(imageRequests())")
     }
 
+    @Test func refreshRevalidatesAndDownloadsOnlyWhatChanged() async throws {
+        try serveImages { $0.etag = "\"v1\"" }
+        serveJSONFeed(at: "/feed.json")
+        #expect(try await warm("/feed.json").status == 0)
+
+        let unchanged = try await warm("/feed.json", ["--refresh"])
+        #expect(unchanged.status == 0, "\(unchanged.stderr)")
+        #expect(unchanged.summary["notModified"] as? Int == Self.images.count)
+        #expect(unchanged.summary["fetched"] as? Int == 0 && unchanged.summary["bytesDownloaded"] as? Int == 0)
+        let conditional = server.receivedRequests.filter { $0.path.hasPrefix("/images/") && $0.headers["if-none-match"] == "\"v1\"" }
+        #expect(conditional.count == Self.images.count)
+
+        var changed = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[2]))
+        changed.etag = "\"v2\""
+        server.route("/images/\(Self.images[2])", changed)
+        let refreshed = try await warm("/feed.json", ["--refresh"])
+        #expect(refreshed.status == 0, "\(refreshed.stderr)")
+        #expect(refreshed.summary["fetched"] as? Int == 1 && refreshed.summary["notModified"] as? Int == Self.images.count - 1)
+    }
+
     @Test func aMalformedJSONFeedExitsTwoSayingWhere() async throws {
         server.route("/feed.json", .init(body: Array("{\n  \"items\": [\n    {\"image\": \"a.jpg\",}\n".utf8)))
         let run = try await warm("/feed.json")
