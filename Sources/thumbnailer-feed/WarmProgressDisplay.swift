@@ -21,7 +21,7 @@ final class WarmProgressDisplay: Sendable {
     private struct State {
         var latest: WarmProgress
         var lastShown: ContinuousClock.Instant?
-        var shownAnything = false
+        var lastShownProgress: WarmProgress?
     }
 
     private let style: Style
@@ -42,17 +42,17 @@ final class WarmProgressDisplay: Sendable {
             let now = ContinuousClock.now
             if let last = state.lastShown, now - last < interval, progress.done < progress.total { return nil }
             state.lastShown = now
-            state.shownAnything = true
+            state.lastShownProgress = progress
             return render(progress, at: now)
         }
         if let line { write(line) }
     }
 
-    /// Shows the final state and ends the bar's line.
+    /// Shows the final state, if it has not been shown, and ends the bar's line.
     func finish() {
         guard style != .silent else { return }
-        let line = state.withLock { render($0.latest, at: .now) }
-        write(line)
+        let line = state.withLock { $0.lastShownProgress == $0.latest ? nil : render($0.latest, at: .now) }
+        if let line { write(line) }
         if style == .bar { StandardError.print("\n") }
     }
 
