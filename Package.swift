@@ -55,6 +55,12 @@ let package = Package(
         .target(
             name: "ThumbnailFeeds"
         ),
+        // The terminal list front end's pieces: thumbnails as half-block cells,
+        // a diffing screen buffer, key decoding, layout. No Foundation.
+        .target(
+            name: "ThumbnailTerminal",
+            dependencies: ["ThumbnailKit"]
+        ),
         // What both executables' commands share: sizes, byte counts, JSON lines, process memory.
         .target(
             name: "CommandLineSupport",
@@ -100,6 +106,10 @@ let package = Package(
                 "ThumbnailKit", "ThumbnailHTTP", "TestSupport", "cache-torture",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "ThumbnailTerminalTests",
+            dependencies: ["ThumbnailTerminal", "ThumbnailKit", "TestSupport"]
         ),
         .testTarget(
             name: "ThumbnailFeedsTests",
