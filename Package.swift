@@ -74,11 +74,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // warm: the commands that need HTTP and feed parsing (Foundation).
+        // warm and browse: the commands that need HTTP and feed parsing (Foundation).
         .executableTarget(
             name: "thumbnailer-feed",
             dependencies: [
-                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "CommandLineSupport",
+                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "ThumbnailTerminal", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

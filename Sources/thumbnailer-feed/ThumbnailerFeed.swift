@@ -14,7 +14,7 @@ struct ThumbnailerFeed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnailer",
         abstract: "Feed commands of thumbnailer.",
-        subcommands: [WarmCommand.self])
+        subcommands: [WarmCommand.self, BrowseCommand.self])
 
     /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status.
     static func main() async {

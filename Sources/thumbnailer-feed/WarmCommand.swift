@@ -18,11 +18,7 @@ struct WarmCommand: AsyncParsableCommand {
             130 when interrupted (Ctrl-C; run again to finish the rest).
             """)
 
-    @Argument(help: "The feed: an http(s):// URL, a file:// URL or a path.")
-    var feed: String
-
-    @Option(help: "Cache directory (default: $THUMBNAILER_CACHE_DIR, else $XDG_CACHE_HOME/thumbnailer or ~/.cache/thumbnailer).")
-    var cacheDir: String?
+    @OptionGroup var source: FeedOptions
 
     @Option(name: [.short, .long], help: "Thumbnail box: 256 or 320x200; repeat for several sizes (default 256).")
     var size: [ThumbnailSize] = []
@@ -32,12 +28,6 @@ struct WarmCommand: AsyncParsableCommand {
 
     @Option(help: "Images decoded at once (default: one per core).")
     var decoders: Int?
-
-    @Option(help: "The disk cache's size limit, e.g. 512M or 2G.")
-    var diskLimit = ByteCount(bytes: 1 << 30)
-
-    @Option(help: "In plain JSON, the dotted path of each object's image URL, e.g. media.large.href.")
-    var imageKey: String?
 
     @Flag(help: "Revalidate stored originals (ETag/Last-Modified) and download only what changed.")
     var refresh = false
@@ -63,14 +53,9 @@ struct WarmCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)
-        let cache: DiskCache
-        do {
-            cache = try DiskCache(directory: cacheDir ?? CacheLocation.defaultDirectory(), sizeLimit: diskLimit.bytes)
-        } catch {
-            throw CommandFailure("cannot use the cache: \(error)", exitCode: 1)
-        }
-        let loader = SchemeRoutingDataLoader(network: URLSessionDataLoader())
-        let feed = try await FeedSource(location: feed, imageKeyPath: imageKey).load(with: loader)
+        let cache = try source.openCache()
+        let loader = source.loader
+        let feed = try await source.loadFeed(with: loader)
 
         var logger = Logger(label: "thumbnailer.warm")
         logger.logLevel = verbose ? .debug : .critical
@@ -93,7 +78,7 @@ struct WarmCommand: AsyncParsableCommand {
         interruption.stop()
         display.finish()
 
-        let summary = WarmSummary(feedLocation: self.feed, feed: feed, sizes: sizes, report: report,
+        let summary = WarmSummary(feedLocation: source.feed, feed: feed, sizes: sizes, report: report,
                                   cache: cache, elapsed: clock.now - started,
                                   peakResidentBytes: ProcessMemory.peakResidentBytes,
                                   interrupted: interruption.happened)

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The terminal while a full-screen program runs: raw input (keys arrive one
+/// by one, unechoed, Ctrl-C as a byte), the alternate screen, a hidden cursor.
+/// ``restore()`` puts everything back; it is idempotent, so every exit path
+/// (quit, Ctrl-C, SIGTERM, an error) can call it.
+@MainActor public final class TerminalSession {
+    private let input: Int32
+    private let output: Int32
+    private var original: termios?
+
+    /// Why there is no terminal to take over.
+    public enum Problem: Error, CustomStringConvertible {
+        case notATerminal
+
+        public var description: String {
+            "browse needs a terminal: stdin and stdout must be a terminal, not a pipe or a file"
+        }
+    }
+
+    /// - Throws: ``Problem/notATerminal`` when stdin or stdout is not a terminal.
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws {
+        guard isatty(input) == 1, isatty(output) == 1 else { throw Problem.notATerminal }
+        self.input = input
+        self.output = output
+    }
+
+    /// Raw mode, the alternate screen, no cursor.
+    public func enter() {
+        var settings = termios()
+        guard tcgetattr(input, &settings) == 0 else { return }
+        original = settings
+        // Raw: no line editing, no echo, no signals from keys (Ctrl-C is read
+        // as a key and quits cleanly), no output post-processing, 8-bit bytes.
+        settings.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
+        settings.c_oflag &= ~tcflag_t(OPOST)
+        settings.c_cflag |= tcflag_t(CS8)
+        settings.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
+        tcsetattr(input, TCSAFLUSH, &settings)
+        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+    }
+
+    /// The cursor, the main screen and the original settings back.
+    public func restore() {
+        guard var settings = original else { return }
+        write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        tcsetattr(input, TCSAFLUSH, &settings)
+        original = nil
+    }
+
+    /// Columns and rows now (80 × 24 if the terminal does not say).
+    public var size: (columns: Int, rows: Int) {
+        var window = winsize()
+        guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else { return (80, 24) }
+        return (Int(window.ws_col), Int(window.ws_row))
+    }
+
+    /// Writes `text` whole.
+    public func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}
