@@ -1,0 +1,39 @@
+import Testing
+import ThumbnailTerminal
+
+/// Raw terminal bytes to keys.
+@Suite struct KeyDecoderTests {
+    func keys(_ text: String) -> [Key] {
+        var decoder = KeyDecoder()
+        return decoder.decode(Array(text.utf8))
+    }
+
+    @Test func lettersAndControlKeys() {
+        #expect(keys("jkgGr q") == [.down, .up, .top, .bottom, .retry, .pageDown, .quit])
+        #expect(keys("\u{03}") == [.quit], "Ctrl-C")
+    }
+
+    @Test func arrowsPagesHomeAndEnd() {
+        #expect(keys("\u{1B}[A\u{1B}[B\u{1B}OA\u{1B}OB") == [.up, .down, .up, .down])
+        #expect(keys("\u{1B}[5~\u{1B}[6~") == [.pageUp, .pageDown])
+        #expect(keys("\u{1B}[H\u{1B}[F\u{1B}[1~\u{1B}[4~") == [.top, .bottom, .top, .bottom])
+    }
+
+    @Test func aSequenceSplitAcrossReadsIsKeptUntilComplete() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode([0x1B]) == [])
+        #expect(decoder.decode(Array("[".utf8)) == [])
+        #expect(decoder.decode(Array("6~j".utf8)) == [.pageDown, .down])
+    }
+
+    @Test func unknownSequencesAreDroppedWhole() {
+        #expect(keys("\u{1B}[15~j\u{1B}[1;5Ck") == [.down, .up], "F5 and Ctrl-Right leak nothing")
+    }
+
+    @Test func aLoneEscapeIsDroppedWhenFlushed() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode([0x1B]) == [])
+        #expect(decoder.flushPendingEscape() == [])
+        #expect(decoder.decode(Array("k".utf8)) == [.up])
+    }
+}
