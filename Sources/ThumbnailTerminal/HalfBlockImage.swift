@@ -2,7 +2,8 @@ import ThumbnailKit
 
 /// A thumbnail as terminal cells of two pixels each: the upper half block
 /// `▀` takes the top pixel as its colour and the bottom pixel as the cell's
-/// background. Transparent pixels are blended over a background colour.
+/// background. Transparent pixels are blended over a background colour; an
+/// odd-height image's last half row is left to the terminal's background.
 public struct HalfBlockImage: Sendable, Hashable {
     /// Width in cells (one pixel each).
     public let width: Int
@@ -25,7 +26,7 @@ public struct HalfBlockImage: Sendable, Hashable {
         for row in 0..<height {
             for column in 0..<width {
                 let bottom = 2 * row + 1 < image.height
-                    ? Self.blend(image.pixel(x: column, y: 2 * row + 1), over: background) : background
+                    ? Self.blend(image.pixel(x: column, y: 2 * row + 1), over: background) : nil
                 cells.append(HalfBlockCell(top: Self.blend(image.pixel(x: column, y: 2 * row), over: background),
                                            bottom: bottom))
             }
@@ -54,9 +55,10 @@ public struct HalfBlockImage: Sendable, Hashable {
 /// One cell of a ``HalfBlockImage``: the colours of its upper and lower pixel.
 public struct HalfBlockCell: Sendable, Hashable {
     public var top: TerminalColor
-    public var bottom: TerminalColor
+    /// `nil` below the last pixel row of an odd-height image: the terminal's own background.
+    public var bottom: TerminalColor?
 
-    public init(top: TerminalColor, bottom: TerminalColor) {
+    public init(top: TerminalColor, bottom: TerminalColor?) {
         self.top = top
         self.bottom = bottom
     }

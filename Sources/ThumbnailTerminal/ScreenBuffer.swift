@@ -15,7 +15,9 @@ public struct ScreenBuffer: Sendable, Hashable {
         cells[row * columns + column]
     }
 
-    /// Writes `text` from `column` on `row`, one character a cell, clipped at the edges.
+    /// Writes `text` from `column` on `row`, one character a cell, clipped at
+    /// the edges. Control characters are written as `?`: text comes from
+    /// feeds, and an escape or a newline in a title must not reach the terminal.
     public mutating func put(_ text: String, column: Int, row: Int, foreground: TerminalColor?,
                              background: TerminalColor?, bold: Bool) {
         guard row >= 0, row < rows else { return }
@@ -23,7 +25,8 @@ public struct ScreenBuffer: Sendable, Hashable {
             let x = column + offset
             guard x < columns else { return }
             guard x >= 0 else { continue }
-            cells[row * columns + x] = StyledCell(character: character, foreground: foreground,
+            let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            cells[row * columns + x] = StyledCell(character: isControl ? "?" : character, foreground: foreground,
                                                   background: background, bold: bold)
         }
     }

@@ -28,12 +28,12 @@ import ThumbnailTerminal
                                                                 bottom: TerminalColor(red: 10, green: 20, blue: 30)))
     }
 
-    @Test func anOddHeightLeavesTheLastBottomHalfToTheBackground() throws {
+    @Test func anOddHeightLeavesTheLastBottomHalfToTheTerminalsBackground() throws {
         let background = TerminalColor(red: 1, green: 2, blue: 3)
         let image = HalfBlockImage(thumbnail: try thumbnail(width: 1, height: 3, [[9, 9, 9, 255], [8, 8, 8, 255], [7, 7, 7, 255]]),
                                    columns: 5, rows: 5, background: background)
         #expect(image.height == 2)
-        #expect(image.cell(column: 0, row: 1) == HalfBlockCell(top: TerminalColor(red: 7, green: 7, blue: 7), bottom: background))
+        #expect(image.cell(column: 0, row: 1) == HalfBlockCell(top: TerminalColor(red: 7, green: 7, blue: 7), bottom: nil))
     }
 
     @Test func transparentPixelsAreBlendedOverTheBackground() throws {

@@ -42,4 +42,12 @@ import ThumbnailTerminal
         screen.put("abcdef", column: 2, row: 0, foreground: nil, background: nil, bold: false)
         #expect(screen.cell(column: 2, row: 0).character == "a" && screen.cell(column: 3, row: 0).character == "b")
     }
+
+    @Test func controlCharactersInTextNeverReachTheTerminal() {
+        var screen = ScreenBuffer(columns: 20, rows: 1)
+        screen.put("a\u{1B}[2Jb\nc\u{9B}", column: 0, row: 0, foreground: nil, background: nil, bold: false)
+        let output = screen.render(changesFrom: nil, mode: .trueColor)
+        #expect(!output.contains("\u{1B}[2Jb") && !output.contains("\n") && !output.contains("\u{9B}"))
+        #expect((0..<8).map { screen.cell(column: $0, row: 0).character } == ["a", "?", "[", "2", "J", "b", "?", "c"])
+    }
 }
