@@ -83,6 +83,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // One run of the memory benchmark: a scripted scroll under one strategy (scripts/memprofile.sh).
+        .executableTarget(
+            name: "memory-profile",
+            dependencies: [
+                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "CommandLineSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Throughput of the memory and disk caches (scripts/bench-caches.sh).
         .executableTarget(
             name: "cache-benchmark",

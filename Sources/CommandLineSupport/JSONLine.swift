@@ -5,7 +5,7 @@
 /// alone added 1.9 ms of start-up CPU and about 4 MiB of RSS to every
 /// `thumbnailer thumb` process (measured), and flat records of strings and
 /// numbers need nothing more than correct string escaping.
-public struct JSONLine {
+public struct JSONLine: Sendable {
     public init() {}
 
     private var members: [String] = []

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Loopback HTTP server for scripts/bench-warm.sh: serves the test photos
+"""Loopback HTTP server for scripts/bench-warm.sh and scripts/memprofile.sh: serves the test photos
 repeated under distinct URLs (/img/N.jpg is photo N mod k), so nothing is
 cached by accident, and JSON Feeds of them at /feed-COUNT.json.
 
@@ -41,7 +41,13 @@ def main():
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request, client_address):
+            pass  # clients hang up mid-transfer whenever a row scrolls away: expected
+
+    server = Server(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

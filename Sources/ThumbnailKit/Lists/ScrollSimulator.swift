@@ -25,7 +25,9 @@
     }
 
     /// Runs `script` to its end (cancelling the calling task stops it early).
-    public func run(_ script: ScrollScript) async -> ScrollReport {
+    /// - Parameter afterEachStep: called with the visible rows after each step
+    ///   (a strategy that releases what is far from them, say).
+    public func run(_ script: ScrollScript, afterEachStep: ((Range<Int>) -> Void)? = nil) async -> ScrollReport {
         report = ScrollReport()
         report.memoryCostLimit = pipeline.memoryCache.costLimit
         let statisticsBefore = pipeline.statistics
@@ -38,6 +40,7 @@
         for (step, top) in tops.enumerated() {
             let previousTop = step > 0 ? tops[step - 1] : top
             show(top: top, movingDown: top >= previousTop, script: script)
+            afterEachStep?(list.visibleRows)
             report.steps += 1
             do {
                 try await clock.sleep(until: started + pace * (step + 1))

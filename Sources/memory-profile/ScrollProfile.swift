@@ -1,0 +1,71 @@
+import CommandLineSupport
+import ThumbnailKit
+
+/// A scroll through a list under one ``ProfileStrategy``, measured.
+struct ScrollProfile {
+    let strategy: ProfileStrategy
+    let budget: Int
+    let windowMargin: Int
+    let cacheDirectory: String
+    let thumbnailSize: Int
+    let loader: any DataLoading
+
+    /// The size rows are shown at: the original for naive and window, a thumbnail box for thumbnailer.
+    var size: ThumbnailSize { strategy == .thumbnailer ? .fit(thumbnailSize) : .original }
+
+    /// Runs `script` over rows showing `imageURLs`; row n must look like `references[n % count]`.
+    @MainActor func run(imageURLs: [String], script: ScrollScript, references: [ImageFingerprint]) async -> JSONLine {
+        let fullSize = strategy != .thumbnailer
+        // The naive and window strategies hold what they decoded until they decide otherwise: no budget.
+        let pipeline = ThumbnailPipeline(configuration: .init(
+            dataLoader: loader,
+            diskCache: strategy == .naive ? nil : try? DiskCache(directory: cacheDirectory),
+            memoryCostLimit: fullSize ? Int.max / 4 : budget))
+        let size = size
+        let rows = imageURLs.enumerated().map { index, url in
+            let row = ThumbnailRowController(request: ThumbnailRequest(url: url, size: size), title: "\(index)", pipeline: pipeline)
+            return RowController(dataSource: row, prefetching: row)
+        }
+        let list = ListController(rows: rows, pipeline: pipeline)
+        let simulator = ScrollSimulator(list: list, pipeline: pipeline) { row, thumbnail in
+            references.isEmpty || ImageFingerprint(thumbnail).matches(references[row % references.count])
+        }
+        let margin = windowMargin
+        let release: ((Range<Int>) -> Void)? = strategy != .window ? nil : { visible in
+            let kept = (visible.lowerBound - margin)..<(visible.upperBound + margin)
+            for (index, url) in imageURLs.enumerated() where !kept.contains(index) {
+                _ = pipeline.memoryCache.removeValue(forKey: ThumbnailKey(url: url, size: size))
+            }
+        }
+        let report = await simulator.run(script, afterEachStep: release)
+
+        let cache = pipeline.memoryCache.statistics
+        var line = JSONLine()
+        line.add("strategy", strategy.rawValue)
+        line.add("budgetBytes", strategy == .thumbnailer ? budget : nil)
+        line.add("rowsPerSecond", script.rowsPerSecond)
+        line.add("rows", imageURLs.count)
+        line.add("steps", report.steps)
+        line.add("rowsDisplayed", report.rowsDisplayed.count)
+        line.add("rowsShown", report.rowsShown.count)
+        line.add("rowsShownWrong", report.rowsShownWrong.count)
+        line.add("rowsLeftLoading", report.rowsLeftLoading.count)
+        line.add("latencyMedianMs", report.latency(percentile: 0.5).map(Self.milliseconds))
+        line.add("latencyP95Ms", report.latency(percentile: 0.95).map(Self.milliseconds))
+        line.add("downloads", report.pipeline.downloads)
+        line.add("bytesDownloaded", report.pipeline.bytesDownloaded)
+        line.add("decodes", report.pipeline.decodes)
+        line.add("memoryHits", cache.hits)
+        line.add("memoryMisses", cache.misses)
+        line.add("peakMemoryCacheBytes", report.peakMemoryCost)
+        line.add("durationSeconds", Self.milliseconds(report.duration) / 1000)
+        line.add("peakRSSBytes", ProcessMemory.peakResidentBytes)
+        line.add("endRSSBytes", ProcessMemory.residentBytes)
+        return line
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return ((Double(seconds) * 1000 + Double(attoseconds) * 1e-15) * 10).rounded() / 10
+    }
+}
