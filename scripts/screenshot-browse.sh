@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes scripts/screenshots/browse.svg, the README's picture of
+# Makes scripts/figures/browse.svg, the README's picture of
 # `thumbnailer browse`: runs it on TestImages/feed.json in a detached tmux
 # session (120×42, true colour), moves down a few rows, captures the screen
 # with its colours and draws the capture as an SVG.
@@ -16,5 +16,5 @@ tmux -L "$socket" new-session -d -s shot -x 120 -y 42 \
 sleep 3
 for key in j j j; do tmux -L "$socket" send-keys -t shot "$key"; sleep 0.3; done
 sleep 2
-tmux -L "$socket" capture-pane -p -e -t shot | python3 scripts/screenshots/ansi_to_svg.py > scripts/screenshots/browse.svg
-echo "scripts/screenshots/browse.svg" >&2
+tmux -L "$socket" capture-pane -p -e -t shot | python3 scripts/figures/ansi_to_svg.py > scripts/figures/browse.svg
+echo "scripts/figures/browse.svg" >&2
