@@ -30,6 +30,13 @@ final class TransferRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let transfer = transfer(for: dataTask) else { return }
+        // Deadlines are checked here too, on the session's queue: the watchdog
+        // task runs on the cooperative pool, which a busy process can hold up
+        // long enough for a trickling body to outlast its deadline.
+        if case let .expired(timeout) = transfer.checkTimeouts(at: .now) {
+            if transfer.fail(with: .timedOut(transfer.request.url, after: timeout)) { dataTask.cancel() }
+            return
+        }
         if !transfer.receive(data) { dataTask.cancel() }
     }
 
