@@ -11,20 +11,18 @@
 ///
 /// Holding a loader costs one ``StateRelay``; a load costs one task.
 @MainActor open class BaseLoadable<Value: Sendable>: Loadable {
-    private let relay = StateRelay<LoadingState<Value>>(.idle)
-    /// The running load, `nil` between loads and from the moment it is cancelled.
-    private var work: Task<Void, Never>?
+    private let lifecycle = LoadingLifecycle<Value>()
 
-    public private(set) var isCanceled = false
+    public var isCanceled: Bool { lifecycle.isCanceled }
 
     public init() {}
 
-    public var state: AsyncStream<LoadingState<Value>> { relay.values() }
+    public var state: AsyncStream<LoadingState<Value>> { lifecycle.relay.values() }
 
-    public var currentState: LoadingState<Value> { relay.value }
+    public var currentState: LoadingState<Value> { lifecycle.relay.value }
 
     /// Observers subscribed to ``state`` now; one that stops is removed at once.
-    public var observerCount: Int { relay.observerCount }
+    public var observerCount: Int { lifecycle.relay.observerCount }
 
     /// The work a load does. Called on the main actor, at most once at a time
     /// for the current load (a cancelled fetch may still be winding down
@@ -41,43 +39,25 @@
     /// from inside ``fetch()``; a call from a fetch that was cancelled or
     /// reset (its task is cancelled) or from outside a load is ignored.
     public func updateState(_ state: LoadingState<Value>) {
-        guard work != nil, !Task.isCancelled else { return }
-        relay.send(state)
+        guard lifecycle.isRunning, !Task.isCancelled else { return }
+        lifecycle.relay.send(state)
     }
 
     public func load() async {
-        guard work == nil, currentState.value == nil else { return }
-        isCanceled = false
-        relay.send(.loading(nil))
-        let work = Task {
-            let outcome: LoadingState<Value>
+        await lifecycle.load(showing: .loading(nil)) { [self] in
             do {
-                outcome = .loaded(try await fetch())
+                return .loaded(try await fetch())
             } catch {
-                outcome = .failure(error)
+                return .failure(error)
             }
-            // Cancelled while fetch() was suspended: cancel() or reset() has
-            // taken over the state, and `work` may already be the next load.
-            guard !Task.isCancelled else { return }
-            self.work = nil
-            relay.send(outcome)
         }
-        self.work = work
-        await work.value
     }
 
     public func cancel() {
-        guard let work else { return }
-        work.cancel()
-        self.work = nil
-        isCanceled = true
-        relay.send(.loading(.canceled))
+        lifecycle.cancel()
     }
 
     public func reset() {
-        work?.cancel()
-        work = nil
-        isCanceled = false
-        relay.send(.idle)
+        lifecycle.reset()
     }
 }

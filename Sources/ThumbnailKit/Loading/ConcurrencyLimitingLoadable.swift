@@ -26,11 +26,10 @@
     public let limiter: PriorityLimiter
     /// Where this loader's loads queue among waiters of other priorities.
     public let priority: RequestPriority
-    private let relay = StateRelay<LoadingState<Value>>(.idle)
-    /// The wait and the base's load, `nil` between loads and from the moment it is cancelled.
-    private var work: Task<Void, Never>?
+    private let lifecycle = LoadingLifecycle<Value>()
+    private var relay: StateRelay<LoadingState<Value>> { lifecycle.relay }
 
-    public private(set) var isCanceled = false
+    public var isCanceled: Bool { lifecycle.isCanceled }
 
     /// - Parameters:
     ///   - base: the loader to run inside a slot.
@@ -50,37 +49,23 @@
     public var observerCount: Int { relay.observerCount }
 
     public func load() async {
-        guard work == nil, currentState.value == nil else { return }
-        isCanceled = false
-        relay.send(.loading(Self.waiting))
-        let work = Task { await loadInSlot() }
-        self.work = work
-        await work.value
+        await lifecycle.load(showing: .loading(Self.waiting)) { [self] in await loadInSlot() }
     }
 
     public func cancel() {
-        guard let work else { return }
-        // Cancelling the task takes it out of the limiter's queue if it waits there,
+        // Cancelling the work takes it out of the limiter's queue if it waits there,
         // and stops copying the base's progress before the base shows its own cancellation.
-        work.cancel()
-        self.work = nil
-        base.cancel()
-        isCanceled = true
-        relay.send(.loading(.canceled))
+        lifecycle.cancel { base.cancel() }
     }
 
     public func reset() {
-        work?.cancel()
-        work = nil
-        base.reset()
-        isCanceled = false
-        relay.send(.idle)
+        lifecycle.reset { base.reset() }
     }
 
-    private func loadInSlot() async {
-        let outcome: LoadingState<Value>
+    /// The base's outcome, loaded in a slot of the limiter; `nil` when cancelled.
+    private func loadInSlot() async -> LoadingState<Value>? {
         do {
-            outcome = try await limiter.run(priority: priority) { @MainActor @Sendable in
+            return try await limiter.run(priority: priority) { @MainActor @Sendable in
                 // The slot may come just after a cancel: give it back without loading.
                 try Task.checkCancellation()
                 relay.send(.loading(nil))
@@ -88,10 +73,7 @@
             }
         } catch {
             // Only a cancellation throws, and cancel() or reset() has shown it.
-            return
+            return nil
         }
-        guard !Task.isCancelled else { return }
-        work = nil
-        relay.send(outcome)
     }
 }

@@ -21,11 +21,10 @@
     public let base: Base
     /// How many attempts, and how long to wait between them.
     public let policy: RetryPolicy
-    private let relay = StateRelay<LoadingState<Value>>(.idle)
-    /// The attempts and waits of the running load, `nil` between loads and from the moment it is cancelled.
-    private var work: Task<Void, Never>?
+    private let lifecycle = LoadingLifecycle<Value>()
+    private var relay: StateRelay<LoadingState<Value>> { lifecycle.relay }
 
-    public private(set) var isCanceled = false
+    public var isCanceled: Bool { lifecycle.isCanceled }
 
     /// - Parameters:
     ///   - base: the loader to try; reset before every attempt after the first.
@@ -49,51 +48,34 @@
     public var observerCount: Int { relay.observerCount }
 
     public func load() async {
-        guard work == nil, currentState.value == nil else { return }
-        isCanceled = false
-        let work = Task { await runAttempts() }
-        self.work = work
-        await work.value
+        await lifecycle.load(showing: nil) { [self] in await runAttempts() }
     }
 
     public func cancel() {
-        guard let work else { return }
-        // Before the base's cancel, so the base's `.loading(.canceled)` is not copied as progress.
-        work.cancel()
-        self.work = nil
-        base.cancel()
-        isCanceled = true
-        relay.send(.loading(.canceled))
+        lifecycle.cancel { base.cancel() }
     }
 
     public func reset() {
-        work?.cancel()
-        work = nil
-        base.reset()
-        isCanceled = false
-        relay.send(.idle)
+        lifecycle.reset { base.reset() }
     }
 
-    /// Each `Task.isCancelled` check follows a suspension: cancel() or reset()
-    /// may have taken over the state while this task waited.
-    private func runAttempts() async {
+    /// The last attempt's outcome; `nil` when cancelled. Each `Task.isCancelled`
+    /// check follows a suspension: cancel() or reset() may have taken over the
+    /// state while this task waited.
+    private func runAttempts() async -> LoadingState<Value>? {
         var attempt = 1
         while true {
             relay.send(.loading(nil))
             let outcome = await base.load(forwardingProgressTo: relay)
-            guard !Task.isCancelled else { return }
-            guard outcome.error != nil, let delay = policy.delay(afterAttempt: attempt) else {
-                work = nil
-                relay.send(outcome)
-                return
-            }
+            guard !Task.isCancelled else { return nil }
+            guard outcome.error != nil, let delay = policy.delay(afterAttempt: attempt) else { return outcome }
             attempt += 1
             relay.send(.loading(LoadingProgress(message: Self.retryMessage(after: delay, attempt: attempt,
                                                                             of: policy.maximumAttempts))))
             do {
                 try await Task.sleep(for: delay)
             } catch {
-                return
+                return nil
             }
             base.reset()
         }
