@@ -52,8 +52,8 @@ public final class URLSessionDataLoader: DataLoading {
         settings.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
         // Backstops only: on Linux these count whole seconds. The transfer's
         // watchdog enforces the configured timeouts exactly.
-        settings.timeoutIntervalForRequest = (configuration.connectTimeout.seconds + 1).rounded(.up)
-        settings.timeoutIntervalForResource = (configuration.transferTimeout.seconds + 1).rounded(.up)
+        settings.timeoutIntervalForRequest = (configuration.connectTimeout.inSeconds + 1).rounded(.up)
+        settings.timeoutIntervalForResource = (configuration.transferTimeout.inSeconds + 1).rounded(.up)
         settings.httpAdditionalHeaders = ["User-Agent": configuration.userAgent]
         transfers = TransferRegistry()
         let queue = OperationQueue()
@@ -69,7 +69,7 @@ public final class URLSessionDataLoader: DataLoading {
               scheme == "http" || scheme == "https", url.host != nil
         else { throw DataLoadingError.unsupportedURL(request.url) }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
-                                    timeoutInterval: (configuration.connectTimeout.seconds + 1).rounded(.up))
+                                    timeoutInterval: (configuration.connectTimeout.inSeconds + 1).rounded(.up))
         if let etag = request.validators?.etag { urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let date = request.validators?.lastModified { urlRequest.setValue(date, forHTTPHeaderField: "If-Modified-Since") }
 
@@ -107,13 +107,5 @@ public final class URLSessionDataLoader: DataLoading {
             transfer.cancel()
             task.cancel()
         }
-    }
-}
-
-extension Duration {
-    /// Seconds as a `TimeInterval`.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

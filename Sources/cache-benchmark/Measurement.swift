@@ -1,11 +1,3 @@
-extension Duration {
-    /// The duration as a floating-point number of seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) * 1e-18
-    }
-}
-
 /// The timed runs of one row, each doing the same amount of work.
 struct Measurement {
     /// Operations or entries per run.
@@ -16,15 +8,15 @@ struct Measurement {
     var median: Duration { durations.sorted()[durations.count / 2] }
 
     /// Work per second in the median run.
-    var rate: Double { Double(work) / median.seconds }
+    var rate: Double { Double(work) / median.inSeconds }
 
     /// Nanoseconds of wall time per unit of work in the median run.
-    var nanosecondsPerUnit: Double { median.seconds * 1e9 / Double(work) }
+    var nanosecondsPerUnit: Double { median.inSeconds * 1e9 / Double(work) }
 
     /// (slowest − fastest) / median: how far the runs disagreed, a hint of a busy machine.
     var spread: Double {
         let sorted = durations.sorted()
-        return (sorted.last! - sorted.first!).seconds / median.seconds
+        return (sorted.last! - sorted.first!).inSeconds / median.inSeconds
     }
 }
 

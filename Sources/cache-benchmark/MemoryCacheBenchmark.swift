@@ -115,8 +115,8 @@ struct MemoryCase {
             perThread *= 2
             elapsed = await pass(perThread: perThread)
         }
-        let perThreadRate = Double(perThread) / elapsed.seconds
-        let target = Int((perThreadRate * settings.memoryRunTarget.seconds).rounded(.up))
+        let perThreadRate = Double(perThread) / elapsed.inSeconds
+        let target = Int((perThreadRate * settings.memoryRunTarget.inSeconds).rounded(.up))
         return max(target, settings.memoryMinimumOperations / threads)
     }
 

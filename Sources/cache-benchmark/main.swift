@@ -61,7 +61,7 @@ func memorySection(_ settings: Settings) async throws -> String {
 
         - Ops/s and ns/op are for all threads together (wall time ÷ operations); ns/op per \
         thread is what each thread saw. Runs last about \
-        \(decimal(settings.memoryRunTarget.seconds, places: 1)) s and at least \
+        \(decimal(settings.memoryRunTarget.inSeconds, places: 1)) s and at least \
         \(grouped(settings.memoryMinimumOperations)) operations.
         - A get also moves its entry to the front of the recency list and counts a hit, so it \
         holds the one mutex exclusively, like a set: two threads never work in the cache at \

@@ -65,7 +65,6 @@ struct ScrollProfile {
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return ((Double(seconds) * 1000 + Double(attoseconds) * 1e-15) * 10).rounded() / 10
+        (duration.inSeconds * 10_000).rounded() / 10
     }
 }

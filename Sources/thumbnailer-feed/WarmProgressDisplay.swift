@@ -65,7 +65,7 @@ final class WarmProgressDisplay: Sendable {
     }
 
     private func render(_ progress: WarmProgress, at now: ContinuousClock.Instant) -> String {
-        let elapsed = Self.seconds(now - started)
+        let elapsed = (now - started).inSeconds
         let rate = elapsed > 0 ? Double(progress.bytesReceived) / elapsed : 0
         var parts = ["\(progress.done)/\(progress.total) images",
                      ByteCount(bytes: progress.bytesReceived).description,
@@ -80,11 +80,6 @@ final class WarmProgressDisplay: Sendable {
         let width = 24
         let filled = progress.total == 0 ? width : width * progress.done / progress.total
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] " + text
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 
     /// `m:ss`.

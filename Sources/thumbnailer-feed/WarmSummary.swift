@@ -31,7 +31,7 @@ struct WarmSummary {
     }
 
     private var sizeList: [String] { sizes.map(\.description).sorted() }
-    private var elapsedSeconds: Double { elapsed.secondsWithThreeDecimals }
+    private var elapsedSeconds: Double { (elapsed.inSeconds * 1000).rounded() / 1000 }
     private var cacheBytes: Int? { try? cache.statistics().totalBytes }
 
     var text: String {
@@ -83,13 +83,5 @@ struct WarmSummary {
         line.add("elapsedSeconds", elapsedSeconds)
         line.add("peakRSSBytes", peakResidentBytes)
         return line.text
-    }
-}
-
-extension Duration {
-    /// Seconds, to the millisecond.
-    var secondsWithThreeDecimals: Double {
-        let (seconds, attoseconds) = components
-        return ((Double(seconds) + Double(attoseconds) * 1e-18) * 1000).rounded() / 1000
     }
 }

@@ -70,7 +70,7 @@ struct ThumbJob: Sendable {
             return .init(output: target.path, format: target.format, thumbnail: thumbnail)
         }
         let elapsed = clock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = elapsed.inSeconds * 1000
         return ThumbOutcome(input: input, result: result, milliseconds: milliseconds)
     }
 }

@@ -23,9 +23,6 @@
         prefetchTask?.cancel()
     }
 
-    /// Whether a prefetch of this row's image is running.
-    public var isPrefetching: Bool { prefetchTask != nil }
-
     public func configure(_ cell: ListCell) {
         cell.title = title
         var visible = request

@@ -1,7 +1,10 @@
 extension Duration {
-    /// Seconds rounded to a tenth, for messages ("retrying in 0.5 s").
-    var secondsToTenths: Double {
+    /// The duration in seconds, as a `Double` (for rates, timeouts and reports).
+    public var inSeconds: Double {
         let (seconds, attoseconds) = components
-        return ((Double(seconds) + Double(attoseconds) * 1e-18) * 10).rounded() / 10
+        return Double(seconds) + Double(attoseconds) * 1e-18
     }
+
+    /// Seconds rounded to a tenth, for messages ("retrying in 0.5 s").
+    var secondsToTenths: Double { (inSeconds * 10).rounded() / 10 }
 }
