@@ -27,6 +27,12 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
+        // libcurl: the HTTP transport (CFetch) and its URL API (relative references, host checks).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         // GNU Nettle, for SHA-256 (cache file names and checksums): small, so it
         // costs a process next to nothing to load (OpenSSL's libcrypto cost 3.8 ms).
         .systemLibrary(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building Thumbnailer needs and is missing: pkg-config and the
-# libjpeg-turbo, libpng and Nettle (for SHA-256) development files.
+# libjpeg-turbo, libpng, Nettle (for SHA-256), libcurl (HTTP) and libxml2
+# (feeds) development files.
 # Debian/Ubuntu (apt) or macOS (brew).
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
@@ -9,7 +10,9 @@ have_libraries() {
     command -v pkg-config >/dev/null 2>&1 \
         && pkg-config --exists libjpeg 2>/dev/null \
         && pkg-config --exists libpng 2>/dev/null \
-        && pkg-config --exists nettle 2>/dev/null
+        && pkg-config --exists nettle 2>/dev/null \
+        && pkg-config --exists libcurl 2>/dev/null \
+        && pkg-config --exists libxml-2.0 2>/dev/null
 }
 
 if have_libraries; then
@@ -19,16 +22,16 @@ fi
 if command -v apt-get >/dev/null 2>&1; then
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    echo "setup: installing pkg-config libjpeg-dev libpng-dev nettle-dev with apt-get" >&2
+    echo "setup: installing pkg-config libjpeg-dev libpng-dev nettle-dev libcurl4-openssl-dev libxml2-dev with apt-get" >&2
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pkg-config libjpeg-dev libpng-dev nettle-dev >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pkg-config libjpeg-dev libpng-dev nettle-dev libcurl4-openssl-dev libxml2-dev >/dev/null
 elif command -v brew >/dev/null 2>&1; then
-    echo "setup: installing pkg-config jpeg-turbo libpng nettle with brew" >&2
-    brew install pkg-config jpeg-turbo libpng nettle
+    echo "setup: installing pkg-config jpeg-turbo libpng nettle curl libxml2 with brew" >&2
+    brew install pkg-config jpeg-turbo libpng nettle curl libxml2
 else
-    echo "setup: need pkg-config and the libjpeg (libjpeg-turbo), libpng and Nettle development files; install them and retry" >&2
+    echo "setup: need pkg-config and the libjpeg (libjpeg-turbo), libpng, Nettle, libcurl and libxml2 development files; install them and retry" >&2
     exit 1
 fi
 
-have_libraries || { echo "setup: libjpeg/libpng/nettle still not found by pkg-config" >&2; exit 1; }
+have_libraries || { echo "setup: libjpeg/libpng/nettle/libcurl/libxml2 still not found by pkg-config" >&2; exit 1; }
 command -v swift >/dev/null 2>&1 || { echo "setup: swift is not on PATH (need Swift 6)" >&2; exit 1; }
