@@ -45,16 +45,21 @@ let package = Package(
             name: "CThumbnail",
             dependencies: ["CJPEG", "CPNG"]
         ),
+        // The only code that includes curl.h: bounded HTTP transfers on one I/O thread.
+        .target(
+            name: "CFetch",
+            dependencies: ["CCurl"]
+        ),
         // Decoding, caches and the pipeline. Foundation-free: a process that
         // only makes thumbnails does not pay Foundation's start-up.
         .target(
             name: "ThumbnailKit",
             dependencies: ["CThumbnail", "CNettle", .product(name: "Logging", package: "swift-log")]
         ),
-        // HTTP fetching with URLSession (FoundationNetworking on Linux).
+        // HTTP fetching on libcurl (CFetch): backpressure, hard limits, an address policy. No Foundation.
         .target(
             name: "ThumbnailHTTP",
-            dependencies: ["ThumbnailKit"]
+            dependencies: ["ThumbnailKit", "CFetch"]
         ),
         // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. Uses
         // Foundation's JSON and XML parsers, so it stays out of ThumbnailKit.

@@ -105,15 +105,20 @@ void ct_input_from_memory(ct_input *input, const uint8_t *data, size_t size) {
     input->size = size;
 }
 
-void ct_input_from_file(ct_input *input, FILE *file) {
+void ct_input_from_file(ct_input *input, FILE *file, uint64_t offset, uint64_t length) {
     memset(input, 0, sizeof *input);
     input->file = file;
+    input->file_base = offset;
+    input->file_length = length;
 }
 
 size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count) {
     if (input->file != NULL) {
+        uint64_t remaining = input->file_length - input->file_position;
+        if (count > remaining) count = (size_t)remaining;
         size_t got = fread(buffer, 1, count, input->file);
         if (got < count && ferror(input->file)) input->read_error = 1;
+        input->file_position += got;
         return got;
     }
     size_t available = input->size - input->position;
@@ -125,8 +130,11 @@ size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count) {
 
 int ct_input_seek(ct_input *input, uint64_t offset) {
     if (input->file != NULL) {
+        if (offset > input->file_length) return -1;
         clearerr(input->file);
-        return fseeko(input->file, (off_t)offset, SEEK_SET);
+        if (fseeko(input->file, (off_t)(input->file_base + offset), SEEK_SET) != 0) return -1;
+        input->file_position = offset;
+        return 0;
     }
     if (offset > input->size) return -1;
     input->position = (size_t)offset;

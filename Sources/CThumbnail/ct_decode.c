@@ -1,5 +1,7 @@
 /* The public entry points: sniff the format, check limits, hand over to a decoder. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,8 +150,30 @@ ct_status ct_decode_file(const char *path, const ct_decode_options *options, ct_
     FILE *file = fopen(path, "rb");
     if (file == NULL) return ct_fail(error, CT_IO_ERROR, "cannot open %s: %s", path, strerror(errno));
     ct_input input;
-    ct_input_from_file(&input, file);
+    ct_input_from_file(&input, file, 0, UINT64_MAX);
     ct_status status = ct_decode_input(&input, options, thumbnail, error);
+    fclose(file);
+    return status;
+}
+
+ct_status ct_decode_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_decode_options *options,
+                               ct_thumbnail *thumbnail, ct_error *error) {
+    if (thumbnail == NULL || options == NULL || descriptor < 0)
+        return ct_fail(error, CT_INVALID_ARGUMENT, "ct_decode_descriptor: invalid argument");
+    memset(thumbnail, 0, sizeof *thumbnail);
+    if (error != NULL) memset(error, 0, sizeof *error);
+    /* A duplicate, so that fclose leaves the caller's descriptor open. */
+    int own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    FILE *file = own >= 0 ? fdopen(own, "rb") : NULL;
+    if (file == NULL) {
+        if (own >= 0) close(own);
+        return ct_fail(error, CT_IO_ERROR, "cannot read the image file: %s", strerror(errno));
+    }
+    ct_input input;
+    ct_input_from_file(&input, file, offset, length);
+    ct_status status = ct_input_seek(&input, 0) == 0
+        ? ct_decode_input(&input, options, thumbnail, error)
+        : ct_fail(error, CT_IO_ERROR, "cannot seek in the image file");
     fclose(file);
     return status;
 }

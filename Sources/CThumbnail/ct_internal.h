@@ -48,11 +48,15 @@ typedef struct ct_input {
     size_t size;
     size_t position;     /* memory input: next byte */
     FILE *file;          /* file input, or NULL */
+    uint64_t file_base;  /* file input: where the image starts in the file */
+    uint64_t file_length; /* file input: the image's length (UINT64_MAX: to the end) */
+    uint64_t file_position; /* file input: next byte, from file_base */
     int read_error;      /* set when fread failed (not at EOF) */
 } ct_input;
 
 void ct_input_from_memory(ct_input *input, const uint8_t *data, size_t size);
-void ct_input_from_file(ct_input *input, FILE *file);
+/** The length bytes of file from offset on (UINT64_MAX: to the end); the file must be positioned at offset. */
+void ct_input_from_file(ct_input *input, FILE *file, uint64_t offset, uint64_t length);
 /** Reads up to count bytes into buffer; returns how many (0 at end or error). */
 size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count);
 /** Moves to an absolute offset from the start. Returns 0 on success. */

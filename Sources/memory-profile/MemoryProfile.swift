@@ -41,9 +41,8 @@ struct MemoryProfile: AsyncParsableCommand {
     var photos: [String] = []
 
     func run() async throws {
-        let loader = SchemeRoutingDataLoader(network: URLSessionDataLoader())
-        let data = try await loader.load(DataRequest(url: feed)) { _ in }
-        let items = try FeedParser().parse(data.bytes, source: feed).items
+        let loader = SchemeRoutingDataLoader(network: try HTTPDataLoader())
+        let items = try FeedParser().parse(try await loader.loadBytes(DataRequest(url: feed)), source: feed).items
         let profile = ScrollProfile(strategy: strategy, budget: budgetMib << 20, windowMargin: windowMargin,
                                     cacheDirectory: cacheDir, thumbnailSize: size, loader: loader)
         // What each photo looks like at the size the strategy shows it, to check that a row shows its own.

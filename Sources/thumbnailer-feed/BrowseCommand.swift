@@ -39,13 +39,14 @@ struct BrowseCommand: AsyncParsableCommand {
             throw CommandFailure("\(error)", exitCode: 1)
         }
         let cache = try source.openCache()
-        let loader = source.loader
-        let feed = try await source.loadFeed(with: loader)
+        let feed = try await source.loadFeed()
+        let loader = try source.makeImageLoader()
         let items = feed.items.map { item in
             ListBrowser.Item(title: item.title ?? Self.fileName(of: item.imageURLs[0]), imageURL: item.imageURLs[0])
         }
         let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: loader, diskCache: cache, memoryCostLimit: memoryBudget.bytes, logger: .init(label: "browse") { _ in SwiftLogNoOpLogHandler() }))
+            dataLoader: loader, diskCache: cache, memoryCostLimit: memoryBudget.bytes,
+            retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: .init(label: "browse") { _ in SwiftLogNoOpLogHandler() }))
         await BrowserLoop(session: session, items: items, pipeline: pipeline, rowHeight: rowHeight).run()
     }
 

@@ -19,8 +19,78 @@ struct FeedOptions: ParsableArguments {
     @Option(help: "In plain JSON, the dotted path of each object's image URL, e.g. media.large.href.")
     var imageKey: String?
 
-    /// HTTP for web URLs, files for the rest.
-    var loader: SchemeRoutingDataLoader { SchemeRoutingDataLoader(network: URLSessionDataLoader()) }
+    @Option(help: """
+        Image hosts that resolve to loopback, private or link-local addresses: allow or refuse. \
+        Default: refuse for a feed on the web (a feed must not reach the machine's or the network's \
+        private services), allow for a local feed or one on localhost or a private address.
+        """)
+    var privateAddresses: AddressChoice?
+
+    @Option(help: "The largest image downloaded, announced or counted, e.g. 50M.")
+    var maxDownloadBytes = ByteCount(bytes: 50_000_000)
+
+    @Option(help: "A transfer slower than this many bytes per second for --low-speed-time ends as stalled.")
+    var lowSpeedLimit = 1024
+
+    @Option(help: "Seconds a transfer may stay under --low-speed-limit.")
+    var lowSpeedTime = 15
+
+    @Option(help: "Attempts per image; only transient failures (timeouts, 5xx, 429, dropped connections) are retried.")
+    var retries = 3
+
+    /// Allow or refuse private addresses.
+    enum AddressChoice: String, ExpressibleByArgument {
+        case allow, refuse
+    }
+
+    func validate() throws {
+        guard lowSpeedLimit >= 1, lowSpeedTime >= 1 else {
+            throw ValidationError("--low-speed-limit and --low-speed-time must be at least 1")
+        }
+        guard retries >= 1 else { throw ValidationError("--retries must be at least 1") }
+    }
+
+    /// The address policy: as asked, else public only for a feed on a public web host.
+    var addressPolicy: HTTPDataLoader.AddressPolicy {
+        switch privateAddresses {
+        case .allow?: .any
+        case .refuse?: .publicOnly
+        case nil: Self.isPublicWebFeed(feed) ? .publicOnly : .any
+        }
+    }
+
+    /// When to retry an image.
+    var retryPolicy: RetryPolicy { RetryPolicy(maximumAttempts: retries) }
+
+    /// HTTP for web URLs (with the address policy), files for the rest.
+    func makeImageLoader() throws -> SchemeRoutingDataLoader {
+        try Self.loader(HTTPDataLoader.Configuration(
+            lowSpeedLimit: lowSpeedLimit, lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy))
+    }
+
+    /// The feed's own address is the user's choice, so it is fetched with any address allowed.
+    private static func loader(_ configuration: HTTPDataLoader.Configuration) throws -> SchemeRoutingDataLoader {
+        do {
+            return SchemeRoutingDataLoader(network: try HTTPDataLoader(configuration: configuration))
+        } catch {
+            throw CommandFailure("cannot start HTTP: \(error)", exitCode: 1)
+        }
+    }
+
+    /// An http(s) feed whose host is not `localhost` or a private address literal.
+    static func isPublicWebFeed(_ location: String) -> Bool {
+        guard SchemeRoutingDataLoader.isWebURL(location) else { return false }
+        let afterScheme = location.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true).dropFirst().first ?? ""
+        var host = afterScheme.split(separator: "@").last.map(String.init) ?? ""
+        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+            host = String(host[host.index(after: host.startIndex)..<end])
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
+        let lowered = host.lowercased()
+        if lowered == "localhost" || lowered.hasSuffix(".localhost") { return false }
+        return HTTPDataLoader.AddressPolicy.isPrivate(lowered) != true
+    }
 
     /// Opens (creating if needed) the disk cache; a failure exits 1.
     func openCache() throws -> DiskCache {
@@ -32,7 +102,7 @@ struct FeedOptions: ParsableArguments {
     }
 
     /// Fetches and parses the feed; a failure exits 2.
-    func loadFeed(with loader: any DataLoading) async throws -> Feed {
-        try await FeedSource(location: feed, imageKeyPath: imageKey).load(with: loader)
+    func loadFeed() async throws -> Feed {
+        try await FeedSource(location: feed, imageKeyPath: imageKey).load(with: Self.loader(.init()))
     }
 }

@@ -14,7 +14,7 @@ struct FeedSource {
     func load(with loader: any DataLoading) async throws -> Feed {
         let bytes: [UInt8]
         do {
-            bytes = try await loader.load(DataRequest(url: location, maximumBytes: Self.maximumBytes)) { _ in }.bytes
+            bytes = try await loader.loadBytes(DataRequest(url: location, maximumBytes: Self.maximumBytes))
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -54,8 +54,8 @@ struct WarmCommand: AsyncParsableCommand {
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)
         let cache = try source.openCache()
-        let loader = source.loader
-        let feed = try await source.loadFeed(with: loader)
+        let feed = try await source.loadFeed()
+        let loader = try source.makeImageLoader()
 
         var logger = Logger(label: "thumbnailer.warm")
         logger.logLevel = verbose ? .debug : .critical
@@ -63,7 +63,8 @@ struct WarmCommand: AsyncParsableCommand {
             // No memory cache: a warm-up never asks for a thumbnail twice.
             dataLoader: loader, diskCache: cache, memoryCostLimit: 0,
             maximumConcurrentDownloads: concurrency,
-            maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount, logger: logger))
+            maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount,
+            retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: logger))
         let urls = feed.uniqueImageURLs
         let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: urls.count)
 

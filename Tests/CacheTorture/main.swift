@@ -1,9 +1,11 @@
 // A child process for the disk-cache tests: it hammers a cache directory so
 // the tests can kill it, limit it or run several at once. Not a product.
 //
-//   cache-torture write-loop DIR LIMIT SEED     store and read forever (until killed); says "stored" after the first
+//   cache-torture write-loop DIR LIMIT SEED     store (whole or streamed in pieces) and read forever (until
+//                                               killed); says "stored" after the first
 //   cache-torture write-n DIR LIMIT COUNT SEED  store COUNT entries, read each back, exit 0
-//   cache-torture file-size-limit DIR           with RLIMIT_FSIZE at 64 KiB, a 1 MiB store must fail cleanly
+//   cache-torture file-size-limit DIR           with RLIMIT_FSIZE at 64 KiB, a 1 MiB store, whole or
+//                                               streamed, must fail cleanly
 import ThumbnailKit
 
 #if canImport(Glibc)
@@ -27,6 +29,15 @@ func announce(_ line: String) {
     _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }
 
+/// Stores `bytes` the way a download does: a writer fed in 16 KiB pieces, then committed.
+func storeStreamed(_ bytes: [UInt8], forKey key: String, in namespace: DiskCache.Namespace, cache: DiskCache) throws {
+    let writer = try cache.makeEntryWriter(forKey: key, in: namespace, metadata: DiskCacheMetadata(url: key))
+    for start in stride(from: 0, to: bytes.count, by: 16 * 1024) {
+        try bytes[start..<min(bytes.count, start + 16 * 1024)].withUnsafeBytes { try writer.append($0) }
+    }
+    try writer.commit()
+}
+
 func fail(_ message: String) -> Never {
     print("cache-torture: \(message)")
     exit(2)
@@ -45,8 +56,14 @@ case "write-loop":
         seed = seed &* 6364136223846793005 &+ 1
         let key = "key-\(seed % 40)"
         let size = Int(seed >> 40) % 200_000
-        try cache.store(payload(for: key, size: size), forKey: key, in: seed % 2 == 0 ? .originals : .thumbnails)
+        let namespace: DiskCache.Namespace = seed % 2 == 0 ? .originals : .thumbnails
+        if seed % 3 == 0 {
+            try storeStreamed(payload(for: key, size: size), forKey: key, in: namespace, cache: cache)
+        } else {
+            try cache.store(payload(for: key, size: size), forKey: key, in: namespace)
+        }
         _ = try cache.entry(forKey: "key-\((seed >> 8) % 40)", in: .originals)
+        _ = try cache.openEntry(forKey: "key-\((seed >> 16) % 40)", in: .originals)
         stores += 1
         if stores == 1 { announce("stored") }  // the parent kills it only after this
     }
@@ -77,6 +94,12 @@ case "file-size-limit":
         fail("a 1 MiB entry was stored past a 64 KiB file size limit")
     } catch DiskCacheError.writeFailed(_, let reason) {
         print("writeFailed: \(reason)")
+    }
+    do {
+        try storeStreamed(payload(for: "big", size: 1 << 20), forKey: "big", in: .originals, cache: cache)
+        fail("a 1 MiB entry was streamed past a 64 KiB file size limit")
+    } catch DiskCacheError.writeFailed(_, let reason) {
+        print("streamed writeFailed: \(reason)")
     }
     guard try cache.entry(forKey: "big", in: .originals) == nil,
           try cache.entry(forKey: "small", in: .originals)?.bytes == payload(for: "small", size: 1_000)

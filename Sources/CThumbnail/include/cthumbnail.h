@@ -185,6 +185,14 @@ ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_opt
 ct_status ct_decode_file(const char *path, const ct_decode_options *options,
                          ct_thumbnail *thumbnail, ct_error *error);
 
+/**
+ * Like ct_decode_file, for the length bytes at offset in an open file (an
+ * image inside a larger file, such as a cache entry). The descriptor stays
+ * open and is only read, through a duplicate of its own.
+ */
+ct_status ct_decode_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_decode_options *options,
+                               ct_thumbnail *thumbnail, ct_error *error);
+
 /** Frees thumbnail->pixels and zeroes the struct. Safe on a zeroed struct. */
 void ct_thumbnail_free(ct_thumbnail *thumbnail);
 

@@ -141,20 +141,67 @@ public final class DiskCache: Sendable {
         let file = DiskCacheEntryFormat.encode(key: key, bytes: bytes, metadata: stamped)
         guard file.count <= sizeLimit else { throw DiskCacheError.entryTooLarge(bytes: file.count, limit: sizeLimit) }
 
-        let folder = String(path[..<path.lastIndex(of: "/")!])
-        let temporary = "\(folder)/.tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let temporary = temporaryPath(besides: path)
         let onDisk: Int
         do {
-            do {
-                onDisk = try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
-            } catch let error as FileOperationError where error.code == ENOENT {
-                // The first entry in this subfolder: make it, then try once more.
-                try FileSystem.createDirectories(folder)
-                onDisk = try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+            onDisk = try inEntryFolder(of: path) {
+                try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
             }
         } catch {
             throw DiskCacheError.writeFailed(path, reason: "\(error)")
         }
+        try commit(temporary, occupying: onDisk, as: id, at: path)
+    }
+
+    /// Starts an entry for `key` whose payload arrives in pieces (a download):
+    /// it is written to a temporary file, hashed on the way, and becomes the
+    /// entry only when committed.
+    /// - Throws: ``DiskCacheError/writeFailed(_:reason:)``.
+    public func makeEntryWriter(forKey key: String, in namespace: Namespace,
+                                metadata: DiskCacheMetadata = DiskCacheMetadata()) throws -> DiskCacheEntryWriter {
+        let (id, path) = location(of: key, in: namespace)
+        var stamped = metadata
+        stamped.storedAt = FileSystem.now() / 1_000_000_000
+        return try DiskCacheEntryWriter(cache: self, key: key, id: id, path: path,
+                                        temporary: temporaryPath(besides: path), metadata: stamped)
+    }
+
+    /// The entry for `key`, opened and checked end to end without reading it
+    /// into memory, or `nil` when there is none (or it was damaged and has just
+    /// been removed). A hit marks the entry most recently used. Its payload
+    /// stays readable through the returned file while it is open, whatever
+    /// other processes do to the cache.
+    public func openEntry(forKey key: String, in namespace: Namespace) throws -> OpenedDiskCacheEntry? {
+        let (id, path) = location(of: key, in: namespace)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw DiskCacheError.readFailed(path, reason: "\(FileSystem.failure("cannot open", path))")
+        }
+        let entry: OpenedDiskCacheEntry?
+        do {
+            entry = try OpenedDiskCacheEntry(checking: descriptor, path: path)
+        } catch {
+            close(descriptor)
+            throw DiskCacheError.readFailed(path, reason: "\(error)")
+        }
+        guard let entry else {
+            close(descriptor)
+            try discardDamaged(id: id, path: path)
+            return nil
+        }
+        guard entry.key == key else {
+            try discardDamaged(id: id, path: path)
+            return nil
+        }
+        FileSystem.touch(path)
+        index.withLock { $0.markUsed(id, at: FileSystem.now()) }
+        return entry
+    }
+
+    /// Renames a finished temporary file into place as the entry `id`, after
+    /// evicting what the limit requires; the temporary file is removed on failure.
+    func commit(_ temporary: String, occupying onDisk: Int, as id: String, at path: String) throws {
         guard onDisk <= sizeLimit else {
             try? FileSystem.remove(temporary)
             throw DiskCacheError.entryTooLarge(bytes: onDisk, limit: sizeLimit)
@@ -179,6 +226,23 @@ public final class DiskCache: Sendable {
         } catch {
             try? FileSystem.remove(temporary)
             throw DiskCacheError.writeFailed(path, reason: "\(error)")
+        }
+    }
+
+    /// A new temporary name in the entry's folder: `.tmp-<pid>-<random>`, so
+    /// that a scan can tell whether its writer is gone.
+    private func temporaryPath(besides path: String) -> String {
+        "\(path[..<path.lastIndex(of: "/")!])/.tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Runs `create`, making the entry's subfolder first if it is missing.
+    func inEntryFolder<Result>(of path: String, _ create: () throws -> Result) throws -> Result {
+        do {
+            return try create()
+        } catch let error as FileOperationError where error.code == ENOENT {
+            // The first entry in this subfolder: make it, then try once more.
+            try FileSystem.createDirectories(String(path[..<path.lastIndex(of: "/")!]))
+            return try create()
         }
     }
 

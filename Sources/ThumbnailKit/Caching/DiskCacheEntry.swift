@@ -50,6 +50,19 @@ enum DiskCacheEntryFormat {
     }
 
     static func encode(key: String, bytes: [UInt8], metadata: DiskCacheMetadata) -> [UInt8] {
+        let fields = fields(key: key, metadata: metadata)
+        var hasher = SHA256()
+        fields.withUnsafeBytes { hasher.update($0) }
+        bytes.withUnsafeBytes { hasher.update($0) }
+        var file = header(metadataLength: fields.count, payloadLength: bytes.count, digest: hasher.finish())
+        file.reserveCapacity(headerSize + fields.count + bytes.count)
+        file += fields
+        file += bytes
+        return file
+    }
+
+    /// The metadata block: the key and every field present.
+    static func fields(key: String, metadata: DiskCacheMetadata) -> [UInt8] {
         var fields: [UInt8] = []
         func add(_ tag: Tag, _ value: [UInt8]) {
             fields.append(tag.rawValue)
@@ -64,44 +77,52 @@ enum DiskCacheEntryFormat {
         var storedAt: [UInt8] = []
         appendLittleEndian(UInt64(bitPattern: metadata.storedAt), to: &storedAt)
         add(.storedAt, storedAt)
+        return fields
+    }
 
-        var hasher = SHA256()
-        fields.withUnsafeBytes { hasher.update($0) }
-        bytes.withUnsafeBytes { hasher.update($0) }
-        var file = magic
-        file.reserveCapacity(headerSize + fields.count + bytes.count)
-        appendLittleEndian(UInt32(fields.count), to: &file)
-        appendLittleEndian(UInt64(bytes.count), to: &file)
-        file += hasher.finish()
-        file += fields
-        file += bytes
-        return file
+    /// The 48 bytes in front of the metadata block.
+    static func header(metadataLength: Int, payloadLength: Int, digest: [UInt8]) -> [UInt8] {
+        var header = magic
+        appendLittleEndian(UInt32(metadataLength), to: &header)
+        appendLittleEndian(UInt64(payloadLength), to: &header)
+        return header + digest
+    }
+
+    /// The lengths and digest a header announces, or `nil` when it is not one.
+    static func parseHeader(_ header: [UInt8]) -> (metadataLength: Int, payloadLength: Int, digest: ArraySlice<UInt8>)? {
+        guard header.count >= headerSize, Array(header[0..<4]) == magic else { return nil }
+        let metadataLength = Int(readLittleEndian(header, at: 4, bytes: 4))
+        let payloadLength = readLittleEndian(header, at: 8, bytes: 8)
+        guard payloadLength <= UInt64(Int.max - headerSize - metadataLength) else { return nil }
+        return (metadataLength, Int(payloadLength), header[16..<48])
     }
 
     /// The entry in `file`, or `nil` when anything about it is wrong.
     static func decode(_ file: [UInt8], lastUsedAt: Int64) -> DiskCacheEntry? {
-        guard file.count >= headerSize, Array(file[0..<4]) == magic else { return nil }
-        let metadataLength = Int(readLittleEndian(file, at: 4, bytes: 4))
-        let payloadLength = readLittleEndian(file, at: 8, bytes: 8)
-        guard payloadLength <= UInt64(Int.max - headerSize - metadataLength),
-              file.count == headerSize + metadataLength + Int(payloadLength)
+        guard let (metadataLength, payloadLength, digest) = parseHeader(file),
+              file.count == headerSize + metadataLength + payloadLength
         else { return nil }
         var hasher = SHA256()
         file.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
-        guard hasher.finish()[...] == file[16..<48] else { return nil }
+        guard hasher.finish()[...] == digest else { return nil }
+        let metadataEnd = headerSize + metadataLength
+        guard let (key, metadata) = parseFields(file[headerSize..<metadataEnd]) else { return nil }
+        return DiskCacheEntry(key: key, bytes: Array(file[metadataEnd...]), metadata: metadata, lastUsedAt: lastUsedAt)
+    }
 
+    /// The key and metadata in a metadata block, or `nil` when it is malformed or has no key.
+    static func parseFields(_ block: ArraySlice<UInt8>) -> (key: String, metadata: DiskCacheMetadata)? {
+        let fields = Array(block)
         var key: String?
         var metadata = DiskCacheMetadata()
-        var offset = headerSize
-        let metadataEnd = headerSize + metadataLength
-        while offset < metadataEnd {
-            guard metadataEnd - offset >= 5 else { return nil }
-            let tag = file[offset]
-            let length = Int(readLittleEndian(file, at: offset + 1, bytes: 4))
+        var offset = 0
+        while offset < fields.count {
+            guard fields.count - offset >= 5 else { return nil }
+            let tag = fields[offset]
+            let length = Int(readLittleEndian(fields, at: offset + 1, bytes: 4))
             let start = offset + 5
-            guard length <= metadataEnd - start else { return nil }
-            let value = file[start..<start + length]
-            let text = String(decoding: value, as: UTF8.self)
+            guard length <= fields.count - start else { return nil }
+            let text = String(decoding: fields[start..<start + length], as: UTF8.self)
             switch Tag(rawValue: tag) {
             case .key: key = text
             case .url: metadata.url = text
@@ -109,16 +130,16 @@ enum DiskCacheEntryFormat {
             case .lastModified: metadata.lastModified = text
             case .contentType: metadata.contentType = text
             case .storedAt where length == 8:
-                metadata.storedAt = Int64(bitPattern: readLittleEndian(file, at: start, bytes: 8))
+                metadata.storedAt = Int64(bitPattern: readLittleEndian(fields, at: start, bytes: 8))
             default: break  // unknown fields of a later version are skipped
             }
             offset = start + length
         }
         guard let key else { return nil }
-        return DiskCacheEntry(key: key, bytes: Array(file[metadataEnd...]), metadata: metadata, lastUsedAt: lastUsedAt)
+        return (key, metadata)
     }
 
-    private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+    static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
     }
 

@@ -48,6 +48,15 @@ public struct ThumbnailDecoder: Sendable {
         }
     }
 
+    /// Decodes the image in a range of an open file (a cache entry's payload),
+    /// streaming it through a small buffer as ``decode(contentsOfFile:cancellation:)`` does.
+    /// - Throws: ``ThumbnailDecodingError``, or `CancellationError` when `cancellation` fired.
+    public func decode(_ region: FileRegion, cancellation: DecodeCancellation? = nil) throws -> Thumbnail {
+        try run(cancellation) { options, thumbnail, error in
+            ct_decode_descriptor(region.descriptor, UInt64(region.offset), UInt64(region.length), options, thumbnail, error)
+        }
+    }
+
     /// Decodes a file, stopping early when the calling task is cancelled.
     public func decode(contentsOfFile path: String) async throws -> Thumbnail {
         let cancellation = DecodeCancellation()

@@ -1,9 +1,27 @@
 /// Where the bytes of an image come from: the role the pipeline fetches
 /// through (HTTP, files, or a test's stand-in), as Nuke's `DataLoading`.
+///
+/// A body is never collected by the loader: it streams into the ``BodySink``
+/// the caller passes (the original disk tier's temporary file, or a bounded
+/// buffer), so what a loader holds in memory is bounded by its own buffers.
 public protocol DataLoading: Sendable {
-    /// Loads the bytes `request` names, calling `progress` as they arrive.
-    /// - Throws: ``DataLoadingError``; `CancellationError` when the calling task is cancelled.
-    func load(_ request: DataRequest, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> LoadedData
+    /// Streams the body `request` names into `sink`, calling `progress` as bytes arrive.
+    /// Returns once the whole body is in the sink (nothing, for a 304).
+    /// - Throws: ``DataLoadingError``; what `sink` threw; `CancellationError`
+    ///   when the calling task is cancelled.
+    func load(_ request: DataRequest, into sink: any BodySink,
+              progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead
+}
+
+extension DataLoading {
+    /// The whole body in memory, for small documents such as feeds: it costs
+    /// up to ``DataRequest/maximumBytes``.
+    public func loadBytes(_ request: DataRequest,
+                          progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }) async throws -> [UInt8] {
+        let sink = MemoryBodySink()
+        _ = try await load(request, into: sink, progress: progress)
+        return sink.bytes
+    }
 }
 
 /// What to load.
@@ -50,23 +68,23 @@ public struct TransferProgress: Sendable, Hashable {
     }
 }
 
-/// What a load produced.
-public struct LoadedData: Sendable {
-    /// The body; empty when ``notModified``.
-    public var bytes: [UInt8]
-    /// The server said the stored copy is current (304): keep using it.
+/// What the server (or file) said about a body, before any of it.
+public struct ResponseHead: Sendable, Hashable {
+    /// The server said the stored copy is current (304): keep using it. No body follows.
     public var notModified: Bool
     public var etag: String?
     public var lastModified: String?
     public var contentType: String?
+    /// The announced length, when there was one (never trusted: the size limit counts bytes).
+    public var expectedBytes: Int?
 
-    public init(bytes: [UInt8], notModified: Bool = false, etag: String? = nil, lastModified: String? = nil,
-                contentType: String? = nil) {
-        self.bytes = bytes
+    public init(notModified: Bool = false, etag: String? = nil, lastModified: String? = nil,
+                contentType: String? = nil, expectedBytes: Int? = nil) {
         self.notModified = notModified
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.expectedBytes = expectedBytes
     }
 }
 
@@ -88,14 +106,24 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     case network(String, reason: String)
     /// The body ended before the announced length: the connection was dropped mid-transfer.
     case truncated(String, received: Int, expected: Int)
+    /// Fewer than `bytesPerSecond` arrived for `duration`: a trickling or silent server.
+    case stalled(String, bytesPerSecond: Int, duration: Duration)
+    /// A redirect pointed at `target`, whose scheme is not followed (only `http` and `https` are).
+    case redirectRefused(String, target: String)
+    /// More redirects than the limit: a loop, or a chain too long to be honest.
+    case tooManyRedirects(String, limit: Int)
+    /// The host (or a redirect's) resolved only to loopback, private or link-local
+    /// addresses, which the loader's address policy refuses.
+    case privateAddressRefused(String, address: String)
 
     /// Whether trying again may succeed: timeouts, network failures, dropped
     /// bodies, and the statuses ``RetryPolicy/isTransient(status:)`` names.
     public var isTransient: Bool {
         switch self {
         case let .httpStatus(_, status, _): RetryPolicy.isTransient(status: status)
-        case .timedOut, .network, .truncated: true
-        case .notFound, .unreadable, .tooLarge, .unsupportedURL: false
+        case .timedOut, .network, .truncated, .stalled: true
+        case .notFound, .unreadable, .tooLarge, .unsupportedURL, .redirectRefused, .tooManyRedirects,
+             .privateAddressRefused: false
         }
     }
 
@@ -115,6 +143,13 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .timedOut(url, after): "\(url): timed out after \(after)"
         case let .network(url, reason): "\(url): \(reason)"
         case let .truncated(url, received, expected): "\(url): connection closed after \(received) of \(expected) bytes"
+        case let .stalled(url, bytesPerSecond, duration):
+            "\(url): stalled: fewer than \(bytesPerSecond) bytes/s for \(duration)"
+        case let .redirectRefused(url, target):
+            "\(url): redirected to \(target), refused: only http and https redirects are followed"
+        case let .tooManyRedirects(url, limit): "\(url): more than \(limit) redirects"
+        case let .privateAddressRefused(url, address):
+            "\(url): refused to connect to \(address): a private address (loopback, private or link-local)"
         }
     }
 }

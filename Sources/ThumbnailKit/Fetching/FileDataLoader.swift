@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Loads `file://` URLs and plain paths, in chunks, with progress, the size
-/// limit and cancellation checked between chunks.
+/// Loads `file://` URLs and plain paths, in chunks streamed into the sink,
+/// with progress, the size limit and cancellation checked between chunks.
 public struct FileDataLoader: DataLoading {
     /// Bytes read per chunk (and per progress report). Default: 256 KiB.
     public var chunkSize: Int
@@ -27,7 +27,8 @@ public struct FileDataLoader: DataLoading {
         return url
     }
 
-    public func load(_ request: DataRequest, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> LoadedData {
+    public func load(_ request: DataRequest, into sink: any BodySink,
+                     progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead {
         guard let path = Self.path(for: request.url) else { throw DataLoadingError.unsupportedURL(request.url) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -43,9 +44,10 @@ public struct FileDataLoader: DataLoading {
         guard size <= request.maximumBytes else {
             throw DataLoadingError.tooLarge(request.url, bytes: size, limit: request.maximumBytes)
         }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(size)
+        let head = ResponseHead(expectedBytes: size)
+        try sink.begin(head)
         var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var received = 0
         progress(TransferProgress(receivedBytes: 0, expectedBytes: size))
         while true {
             try Task.checkCancellation()
@@ -55,15 +57,16 @@ public struct FileDataLoader: DataLoading {
                 throw DataLoadingError.unreadable(request.url, reason: String(cString: strerror(errno)))
             }
             if got == 0 { break }
-            bytes += chunk[..<got]
+            received += got
             // The file may have grown since fstat.
-            guard bytes.count <= request.maximumBytes else {
-                throw DataLoadingError.tooLarge(request.url, bytes: bytes.count, limit: request.maximumBytes)
+            guard received <= request.maximumBytes else {
+                throw DataLoadingError.tooLarge(request.url, bytes: received, limit: request.maximumBytes)
             }
-            progress(TransferProgress(receivedBytes: bytes.count, expectedBytes: max(size, bytes.count)))
+            try chunk.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[..<got])) }
+            progress(TransferProgress(receivedBytes: received, expectedBytes: max(size, received)))
             await Task.yield()
         }
-        return LoadedData(bytes: bytes)
+        return head
     }
 
     private static func percentDecoded(_ text: String) -> String? {

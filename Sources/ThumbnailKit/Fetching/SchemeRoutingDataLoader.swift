@@ -18,7 +18,8 @@ public struct SchemeRoutingDataLoader: DataLoading {
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }
 
-    public func load(_ request: DataRequest, progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> LoadedData {
-        try await (Self.isWebURL(request.url) ? network : local).load(request, progress: progress)
+    public func load(_ request: DataRequest, into sink: any BodySink,
+                     progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead {
+        try await (Self.isWebURL(request.url) ? network : local).load(request, into: sink, progress: progress)
     }
 }

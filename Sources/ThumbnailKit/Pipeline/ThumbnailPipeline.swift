@@ -228,7 +228,7 @@ public final class ThumbnailPipeline: Sendable {
             return stored
         }
         progress.emit(.decoding, for: work.url)
-        let made = try await renderer.render(original.bytes, wantedSizes: { requestedSizes.sizes(of: work.url) },
+        let made = try await renderer.render(original.body, wantedSizes: { requestedSizes.sizes(of: work.url) },
                                              priority: priority)
         logger.debug("decoded", metadata: ["url": "\(work.url)", "sizes": "\(made.keys.map(\.description))"])
         await fetcher.store(original, of: work.url)

@@ -5,8 +5,8 @@ struct ThumbnailRenderer: Sendable {
     let limiter: PriorityLimiter
     let statistics: StatisticsCounter
 
-    /// Thumbnails of `bytes` for every size `wantedSizes` names once a decode slot is free.
-    func render(_ bytes: [UInt8], wantedSizes: () -> Set<ThumbnailSize>,
+    /// Thumbnails of `original` for every size `wantedSizes` names once a decode slot is free.
+    func render(_ original: OriginalFetcher.Original.Body, wantedSizes: () -> Set<ThumbnailSize>,
                 priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
         let ticket = limiter.makeTicket()
         priority.follow(with: ticket)
@@ -15,7 +15,7 @@ struct ThumbnailRenderer: Sendable {
             let sizes = wantedSizes()
             var decoder = decoder
             decoder.size = ThumbnailSize.union(of: sizes)
-            let largest = try await decode(bytes, with: decoder)
+            let largest = try await decode(original, with: decoder)
             statistics.record { $0.decodes += 1 }
             let source = largest.report.source
             let (width, height) = decoder.appliesOrientation
@@ -33,10 +33,17 @@ struct ThumbnailRenderer: Sendable {
     }
 
     /// Decodes on a Dispatch thread; cancelling the task stops the decode between scanline batches.
-    private func decode(_ bytes: [UInt8], with decoder: ThumbnailDecoder) async throws -> Thumbnail {
+    /// An original on disk streams through the decoder from its file; one in memory is read in place.
+    private func decode(_ original: OriginalFetcher.Original.Body, with decoder: ThumbnailDecoder) async throws -> Thumbnail {
         let cancellation = DecodeCancellation()
         return try await withTaskCancellationHandler {
-            try await BlockingWork.run { try decoder.decode(bytes, cancellation: cancellation) }
+            try await BlockingWork.run {
+                switch original {
+                case let .stored(entry): try decoder.decode(entry.payload, cancellation: cancellation)
+                case let .downloaded(writer): try decoder.decode(writer.payload, cancellation: cancellation)
+                case let .memory(bytes): try decoder.decode(bytes, cancellation: cancellation)
+                }
+            }
         } onCancel: {
             cancellation.cancel()
         }

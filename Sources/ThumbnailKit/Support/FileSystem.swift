@@ -84,30 +84,62 @@ enum FileSystem {
     /// Creates `path` (which must not exist) with `bytes`, optionally fsyncs it,
     /// and returns the bytes it occupies on disk.
     static func create(_ path: String, with bytes: [UInt8], synchronize: Bool) throws -> Int {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("cannot create", path) }
+        let descriptor = try createExclusively(path)
         do {
-            try bytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw failure("cannot write", path)
-                    }
-                    offset += written
-                }
-            }
-            if synchronize, fsync(descriptor) != 0 { throw failure("cannot fsync", path) }
-            var status = stat()
-            guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
+            try bytes.withUnsafeBytes { try write($0, to: descriptor, path: path) }
+            let onDisk = try finishWriting(descriptor, path: path, synchronize: synchronize)
             guard close(descriptor) == 0 else { throw failure("cannot close", path) }
-            return onDiskSize(status)
+            return onDisk
         } catch {
             close(descriptor)
             unlink(path)
             throw error
         }
+    }
+
+    /// Opens a new file for reading and writing; it must not exist.
+    static func createExclusively(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create", path) }
+        return descriptor
+    }
+
+    /// Writes all of `bytes` at the descriptor's position (or at `offset`).
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int? = nil, path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let written = offset.map { pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t($0 + done)) }
+                ?? systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot write", path)
+            }
+            done += written
+        }
+    }
+
+    /// Optionally fsyncs a written file; returns the bytes it occupies on disk.
+    static func finishWriting(_ descriptor: Int32, path: String, synchronize: Bool) throws -> Int {
+        if synchronize, fsync(descriptor) != 0 { throw failure("cannot fsync", path) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
+        return onDiskSize(status)
+    }
+
+    /// Up to `count` bytes at `offset`; fewer only at the end of the file.
+    static func read(_ descriptor: Int32, count: Int, at offset: Int, path: String) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read", path)
+            }
+            if got == 0 { break }
+            done += got
+        }
+        return done == count ? bytes : Array(bytes[..<done])
     }
 
     /// Allocated blocks, but at least the length rounded up to 4 KiB: some
@@ -185,9 +217,15 @@ enum FileSystem {
         guard descriptor >= 0 else { throw failure("cannot open", path) }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard !bytes.isEmpty else { return }
+        let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress!, $0.count) }
         guard written == bytes.count else { throw failure("cannot append to", path) }
     }
+}
+
+/// write(2), which `FileSystem.write` would shadow inside the enum.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }
 
 /// An exclusive lock on a file, shared between processes (`flock`).

@@ -74,7 +74,10 @@ import Glibc
         let outcome = try await runBlocking { try ChildProcess.run(["file-size-limit", directory.path], executable: torture) }
         #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
         #expect(outcome.standardOutput.contains("writeFailed"))
-        #expect(outcome.standardOutput.contains("File too large"))
+        #expect(outcome.standardOutput.contains("streamed writeFailed: ") && outcome.standardOutput.contains("File too large"))
+        let leftovers = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
+            .filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "a failed streamed write removes its temporary file: \(leftovers)")
 
         let cache = try DiskCache(directory: directory.path)
         #expect(try cache.verify(repair: false).damaged.isEmpty)

@@ -22,10 +22,10 @@ import ThumbnailKit
     @Test func loadsAPathWithProgressInOrderEndingAtOneHundred() async throws {
         let path = try write("photo.jpg", bytes: 1_000_000)
         let reports = Mutex([TransferProgress]())
-        let loaded = try await FileDataLoader(chunkSize: 64 * 1024).load(DataRequest(url: path)) { progress in
+        let loaded = try await FileDataLoader(chunkSize: 64 * 1024).loadBytes(DataRequest(url: path)) { progress in
             reports.withLock { $0.append(progress) }
         }
-        #expect(loaded.bytes.count == 1_000_000 && loaded.bytes[999_999] == UInt8(truncatingIfNeeded: 999_999))
+        #expect(loaded.count == 1_000_000 && loaded[999_999] == UInt8(truncatingIfNeeded: 999_999))
         let received = reports.withLock { $0.map(\.receivedBytes) }
         #expect(received == received.sorted() && received.first == 0)
         #expect(reports.withLock { $0.last?.percent } == 100)
@@ -37,29 +37,29 @@ import ThumbnailKit
         let url = "file://" + path.replacingOccurrences(of: " ", with: "%20")
         #expect(FileDataLoader.path(for: url) == path)
         #expect(FileDataLoader.path(for: "file://localhost" + path.replacingOccurrences(of: " ", with: "%20")) == path)
-        #expect(try await FileDataLoader().load(DataRequest(url: url)) { _ in }.bytes.count == 10)
+        #expect(try await FileDataLoader().loadBytes(DataRequest(url: url)).count == 10)
     }
 
     @Test func otherSchemesAreNotFiles() async throws {
         #expect(FileDataLoader.path(for: "https://example.com/a.jpg") == nil)
         #expect(FileDataLoader.path(for: "relative/a.jpg") == "relative/a.jpg")
         await #expect(throws: DataLoadingError.unsupportedURL("http://127.0.0.1/a.jpg")) {
-            try await FileDataLoader().load(DataRequest(url: "http://127.0.0.1/a.jpg")) { _ in }
+            try await FileDataLoader().loadBytes(DataRequest(url: "http://127.0.0.1/a.jpg"))
         }
     }
 
     @Test func missingFilesDirectoriesAndOversizedFilesAreTypedErrors() async throws {
         let missing = directory.appendingPathComponent("nope.jpg").path
         await #expect(throws: DataLoadingError.notFound(missing)) {
-            try await FileDataLoader().load(DataRequest(url: missing)) { _ in }
+            try await FileDataLoader().loadBytes(DataRequest(url: missing))
         }
         await #expect(throws: DataLoadingError.unreadable(directory.path, reason: "not a regular file")) {
-            try await FileDataLoader().load(DataRequest(url: self.directory.path)) { _ in }
+            try await FileDataLoader().loadBytes(DataRequest(url: self.directory.path))
         }
         let big = try write("big.png", bytes: 5_000)
         let progressCalls = Mutex(0)
         await #expect(throws: DataLoadingError.tooLarge(big, bytes: 5_000, limit: 4_999)) {
-            try await FileDataLoader().load(DataRequest(url: big, maximumBytes: 4_999)) { _ in
+            try await FileDataLoader().loadBytes(DataRequest(url: big, maximumBytes: 4_999)) { _ in
                 progressCalls.withLock { $0 += 1 }
             }
         }
@@ -70,7 +70,7 @@ import ThumbnailKit
         let path = try write("slow.jpg", bytes: 2_000_000)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await FileDataLoader(chunkSize: 1024).load(DataRequest(url: path)) { _ in }
+            return try await FileDataLoader(chunkSize: 1024).loadBytes(DataRequest(url: path))
         }
         await #expect(throws: CancellationError.self) { try await task.value }
     }

@@ -11,7 +11,7 @@ import ThumbnailKit
 
     init() throws {
         server = try TestHTTPServer()
-        pipeline = ThumbnailPipeline(configuration: .init(dataLoader: URLSessionDataLoader()))
+        pipeline = ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader()))
     }
 
     deinit { server.stop() }

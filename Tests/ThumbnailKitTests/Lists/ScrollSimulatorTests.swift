@@ -28,7 +28,7 @@ import ThumbnailKit
             server.route("/\(row).png", behavior)
         }
         let budget = 10 * 32 * 32 * 4  // ten thumbnails
-        let pipeline = ThumbnailPipeline(configuration: .init(dataLoader: URLSessionDataLoader(), memoryCostLimit: budget))
+        let pipeline = ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader(), memoryCostLimit: budget))
         let rows = (0..<rowCount).map { row -> RowController in
             let controller = ThumbnailRowController(request: ThumbnailRequest(url: server.url("/\(row).png"), size: .fit(32)),
                                                     title: "row \(row)", pipeline: pipeline)

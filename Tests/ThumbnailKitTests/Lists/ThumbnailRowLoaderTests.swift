@@ -13,7 +13,7 @@ import ThumbnailKit
     init() throws {
         server = try TestHTTPServer()
         pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: URLSessionDataLoader(),
+            dataLoader: try HTTPDataLoader(),
             retryPolicy: RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(20), jitter: 0)))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TestSupport
 import Testing
@@ -27,8 +28,8 @@ import ThumbnailKit
     static let quickRetries = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(50), jitter: 0)
 
     func makePipeline(retryPolicy: RetryPolicy = quickRetries, downloads: Int = 6,
-                      loader: URLSessionDataLoader = URLSessionDataLoader()) -> ThumbnailPipeline {
-        ThumbnailPipeline(configuration: .init(dataLoader: loader, diskCache: disk,
+                      loader: HTTPDataLoader? = nil) throws -> ThumbnailPipeline {
+        ThumbnailPipeline(configuration: .init(dataLoader: try loader ?? HTTPDataLoader(), diskCache: disk,
                                                maximumConcurrentDownloads: downloads, retryPolicy: retryPolicy))
     }
 
@@ -46,13 +47,20 @@ import ThumbnailKit
 
     var storedEntries: Int { (try? disk.statistics().totalEntries) ?? -1 }
 
+    /// Files under the cache's namespaces, temporary ones included: a download streams into a
+    /// temporary file, and one that fails must leave nothing behind, not even that.
+    var filesInCache: [String] {
+        (FileManager.default.enumerator(atPath: disk.directory)?.allObjects as? [String] ?? [])
+            .filter { ($0.hasPrefix("originals/") || $0.hasPrefix("thumbnails/")) && $0.split(separator: "/").count == 3 }
+    }
+
     // MARK: Coalescing
 
     @Test func twentyConcurrentRequestsForOneURLShareOneGETAndOneDecode() async throws {
         var behavior = TestHTTPServer.Behavior(body: photo)
         behavior.headerDelay = .milliseconds(300)
         server.route("/photo.jpg", behavior)
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let thumbnails = try await withThrowingTaskGroup(of: Thumbnail.self) { group in
             for _ in 0..<20 { group.addTask { try await pipeline.thumbnail(for: self.request("/photo.jpg")) } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -68,7 +76,7 @@ import ThumbnailKit
         var behavior = TestHTTPServer.Behavior(body: photo)
         behavior.gate = gate
         server.route("/photo.jpg", behavior)
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let sizes = [64, 128, 256, 200]
         let made = try await withThrowingTaskGroup(of: (Int, Thumbnail).self) { group in
             for size in sizes {
@@ -95,7 +103,7 @@ import ThumbnailKit
 
     @Test func cancellingOneOfTwoWaitersLeavesTheTransferRunningForTheOther() async throws {
         server.route("/photo.jpg", slowPhoto())
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let firstBytes = Mutex(false)
         let leaving = Task {
             try await pipeline.thumbnail(for: self.request("/photo.jpg")) { _ in firstBytes.withLock { $0 = true } }
@@ -111,7 +119,7 @@ import ThumbnailKit
 
     @Test func cancellingEveryWaiterClosesTheConnectionAndStoresNothing() async throws {
         server.route("/photo.jpg", slowPhoto())
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let firstBytes = Mutex(false)
         let waiters = [
             Task { try await pipeline.thumbnail(for: self.request("/photo.jpg")) { _ in firstBytes.withLock { $0 = true } } },
@@ -124,6 +132,7 @@ import ThumbnailKit
         #expect(try await eventually { self.server.earlyCloseCount("/photo.jpg") == 1 })
         #expect(server.requestCount("/photo.jpg") == 1)
         #expect(storedEntries == 0 && pipeline.memoryCache.statistics.count == 0)
+        #expect(try await eventually { self.filesInCache.isEmpty }, "\(filesInCache)")
         #expect(pipeline.statistics.failures == 0, "cancellation is not a failure")
     }
 
@@ -131,7 +140,7 @@ import ThumbnailKit
 
     @Test func twoServiceUnavailableThenSuccessTakesThreeGETsWithGrowingPauses() async throws {
         server.route("/photo.jpg", .init(status: 503), .init(status: 503), .init(body: photo))
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let retries = Mutex([Duration]())
         let started = ContinuousClock.now
         let thumbnail = try await pipeline.thumbnail(for: request("/photo.jpg")) { progress in
@@ -146,7 +155,7 @@ import ThumbnailKit
 
     @Test func tooManyRequestsWaitsForRetryAfter() async throws {
         server.route("/photo.jpg", .init(status: 429, headers: ["Retry-After": "1"]), .init(body: photo))
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let messages = Mutex([String]())
         let started = ContinuousClock.now
         _ = try await pipeline.thumbnail(for: request("/photo.jpg")) { progress in
@@ -159,7 +168,7 @@ import ThumbnailKit
 
     @Test func notFoundIsOneGETAndATypedError() async throws {
         server.route("/missing.jpg", .init(status: 404))
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         await #expect(throws: DataLoadingError.httpStatus(server.url("/missing.jpg"), status: 404, retryAfter: nil)) {
             try await pipeline.thumbnail(for: self.request("/missing.jpg"))
         }
@@ -173,7 +182,7 @@ import ThumbnailKit
         corrupt[4_000] = 0xD9  // an end-of-image marker inside the entropy-coded data
         server.route("/corrupt.jpg", .init(body: Array(corrupt.prefix(200_000)) + [0x00, 0x11, 0xFF, 0x01]))
         server.route("/notanimage.jpg", .init(body: Array("<html>a login page</html>".utf8)))
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         for path in ["/corrupt.jpg", "/notanimage.jpg"] {
             do {
                 _ = try await pipeline.thumbnail(for: request(path))
@@ -184,20 +193,21 @@ import ThumbnailKit
             #expect(server.requestCount(path) == 1, "a corrupt image is never retried")
         }
         #expect(storedEntries == 0 && pipeline.memoryCache.statistics.count == 0)
+        #expect(try await eventually { self.filesInCache.isEmpty }, "\(filesInCache)")
     }
 
     @Test func aDroppedConnectionStoresNothingAndALaterRequestDownloadsAgain() async throws {
         var cut = TestHTTPServer.Behavior(body: photo)
         cut.dropAfter = 300_000
         server.route("/photo.jpg", cut, .init(body: photo))
-        let pipeline = makePipeline(retryPolicy: .never)
+        let pipeline = try makePipeline(retryPolicy: .never)
         do {
             _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
             Issue.record("a cut body decoded")
         } catch let error as DataLoadingError {
             #expect(error == .truncated(server.url("/photo.jpg"), received: 300_000, expected: photo.count))
         }
-        #expect(storedEntries == 0)
+        #expect(storedEntries == 0 && filesInCache.isEmpty, "\(filesInCache)")
         let thumbnail = try await pipeline.thumbnail(for: request("/photo.jpg"))
         #expect(thumbnail.width == 256 && server.requestCount("/photo.jpg") == 2)
     }
@@ -206,7 +216,7 @@ import ThumbnailKit
         var cut = TestHTTPServer.Behavior(body: photo)
         cut.dropAfter = 300_000
         server.route("/photo.jpg", cut, .init(body: photo))
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         #expect(try await pipeline.thumbnail(for: request("/photo.jpg")).width == 256)
         #expect(server.requestCount("/photo.jpg") == 2 && pipeline.statistics.retries == 1)
     }
@@ -216,7 +226,7 @@ import ThumbnailKit
         huge.claimedLength = 200_000_000
         huge.trickle = (chunk: 16 * 1024, pause: .milliseconds(30))
         server.route("/huge.jpg", huge)
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         let bodyBytes = Mutex(0)
         await #expect(throws: DataLoadingError.tooLarge(server.url("/huge.jpg"), bytes: 200_000_000, limit: 50_000_000)) {
             try await pipeline.thumbnail(for: self.request("/huge.jpg")) { progress in
@@ -230,7 +240,7 @@ import ThumbnailKit
 
     @Test func theCacheTiersAnswerBeforeTheNetwork() async throws {
         server.route("/photo.jpg", .init(body: photo))
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
         #expect(server.requestCount("/photo.jpg") == 1)
 
@@ -257,7 +267,7 @@ import ThumbnailKit
         server.route("/photo.jpg", .init(body: photo))
         _ = try await makePipeline().thumbnail(for: request("/photo.jpg"))
         let restarted = ThumbnailPipeline(configuration: .init(
-            dataLoader: URLSessionDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
+            dataLoader: try HTTPDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
         _ = try await restarted.thumbnail(for: request("/photo.jpg"))
         #expect(server.requestCount("/photo.jpg") == 1 && restarted.statistics.thumbnailDiskHits == 1)
     }
@@ -266,7 +276,7 @@ import ThumbnailKit
         var tagged = TestHTTPServer.Behavior(body: photo)
         tagged.etag = "\"v1\""
         server.route("/photo.jpg", tagged)
-        let pipeline = makePipeline()
+        let pipeline = try makePipeline()
         _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
 
         _ = try await pipeline.thumbnail(for: request("/photo.jpg", policy: .revalidate))
@@ -303,7 +313,7 @@ import ThumbnailKit
         blocker.gate = gate
         server.route("/blocker.jpg", blocker)
         for path in ["/prefetch-a.jpg", "/prefetch-b.jpg", "/visible.jpg"] { server.route(path, .init(body: photo)) }
-        let pipeline = makePipeline(downloads: 1)
+        let pipeline = try makePipeline(downloads: 1)
         let holder = Task { try await pipeline.thumbnail(for: self.request("/blocker.jpg")) }
         #expect(try await eventually { self.server.requestCount("/blocker.jpg") == 1 })
 

@@ -26,7 +26,7 @@ import ThumbnailKit
 
     func makeWarmer(maximumInFlight: Int? = nil) throws -> CacheWarmer {
         let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: URLSessionDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
+            dataLoader: try HTTPDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
         return CacheWarmer(pipeline: pipeline, sizes: Self.sizes, maximumInFlight: maximumInFlight)
     }
 
@@ -56,7 +56,7 @@ import ThumbnailKit
     @Test func aNewSizeIsMadeFromTheStoredOriginal() async throws {
         _ = try await makeWarmer().warm(urls)
         let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: URLSessionDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
+            dataLoader: try HTTPDataLoader(), diskCache: try DiskCache(directory: temporary.path("cache"))))
         let report = await CacheWarmer(pipeline: pipeline, sizes: Self.sizes.union([.fit(32)])).warm(urls)
         #expect(report.madeFromStoredOriginal == Self.names.count && report.fetched == 0)
         #expect(report.thumbnailsWritten == Self.names.count, "only the new size was written")

@@ -1,0 +1,479 @@
+/* The client: a multi handle, its I/O thread, and the command queue other threads use. */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "cf_internal.h"
+
+/* ---- transfers ---- */
+
+typedef struct cf_transfer {
+    uint64_t id;
+    CURL *easy;
+    struct curl_slist *headers;
+    cf_callbacks callbacks;
+    const cf_client_options *options;
+    int64_t max_bytes;
+    int64_t received;
+    int64_t header_bytes;
+    /* The current response's Content-Length header, or -1 (libcurl forgets it when it refuses a size). */
+    int64_t announced_length;
+    /* The current response's head, reset by each status line (a redirect's is replaced by the next). */
+    long status;
+    char *etag, *last_modified, *content_type, *retry_after, *location;
+    /* The Location of the last redirect response seen, kept across the next status line. */
+    char *redirect_target;
+    int responded;
+    int paused;
+    /* Why we stopped the transfer ourselves, when we did; CF_DONE otherwise. */
+    cf_outcome stopped_because;
+    char refused_address[64];
+    char error[CURL_ERROR_SIZE];
+    struct cf_transfer *next;
+} cf_transfer;
+
+static void cf_free_head(cf_transfer *t) {
+    free(t->etag);
+    free(t->last_modified);
+    free(t->content_type);
+    free(t->retry_after);
+    free(t->location);
+    t->etag = t->last_modified = t->content_type = t->retry_after = t->location = NULL;
+}
+
+static void cf_transfer_free(cf_transfer *t) {
+    if (t == NULL) return;
+    if (t->easy != NULL) curl_easy_cleanup(t->easy);
+    curl_slist_free_all(t->headers);
+    cf_free_head(t);
+    free(t->redirect_target);
+    free(t);
+}
+
+/* "Name: value\r\n" → value without surrounding blanks, when the name matches. */
+static char *cf_header_value(const char *line, size_t length, const char *name) {
+    size_t name_length = strlen(name);
+    if (length <= name_length || line[name_length] != ':' || strncasecmp(line, name, name_length) != 0) return NULL;
+    const char *start = line + name_length + 1;
+    const char *end = line + length;
+    while (start < end && (*start == ' ' || *start == '\t')) start++;
+    while (end > start && isspace((unsigned char)end[-1])) end--;
+    char *value = malloc((size_t)(end - start) + 1);
+    if (value == NULL) return NULL;
+    memcpy(value, start, (size_t)(end - start));
+    value[end - start] = '\0';
+    return value;
+}
+
+static void cf_keep(char **slot, char *value) {
+    if (value == NULL) return;
+    free(*slot);
+    *slot = value;
+}
+
+static size_t cf_on_header(char *line, size_t size, size_t count, void *userdata) {
+    cf_transfer *t = userdata;
+    size_t length = size * count;
+    t->header_bytes += (int64_t)length;
+    if (t->header_bytes > CF_MAX_HEADER_BYTES) {
+        t->stopped_because = CF_HEADERS_TOO_LARGE;
+        return 0;
+    }
+    if (length > 5 && strncmp(line, "HTTP/", 5) == 0) {
+        /* A new response: the previous one was a redirect (or 100 Continue). */
+        if (t->location != NULL) {
+            cf_keep(&t->redirect_target, t->location);
+            t->location = NULL;
+        }
+        cf_free_head(t);
+        t->announced_length = -1;
+        const char *space = memchr(line, ' ', length);
+        t->status = space != NULL ? strtol(space + 1, NULL, 10) : 0;
+        return length;
+    }
+    cf_keep(&t->etag, cf_header_value(line, length, "ETag"));
+    cf_keep(&t->last_modified, cf_header_value(line, length, "Last-Modified"));
+    cf_keep(&t->content_type, cf_header_value(line, length, "Content-Type"));
+    cf_keep(&t->retry_after, cf_header_value(line, length, "Retry-After"));
+    cf_keep(&t->location, cf_header_value(line, length, "Location"));
+    char *announced = cf_header_value(line, length, "Content-Length");
+    if (announced != NULL) {
+        char *end = NULL;
+        long long value = strtoll(announced, &end, 10);
+        t->announced_length = end != announced && *end == '\0' && value >= 0 ? (int64_t)value : -1;
+        free(announced);
+    }
+    return length;
+}
+
+static int64_t cf_content_length(cf_transfer *t) {
+    curl_off_t length = -1;
+    if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) != CURLE_OK || length < 0)
+        return t->announced_length;
+    return length;
+}
+
+/* Tells the caller the final response's head, once. Returns 0 when it accepts the body. */
+static int cf_respond(cf_transfer *t) {
+    if (t->responded) return 0;
+    t->responded = 1;
+    long status = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    cf_response response = {
+        .status = status,
+        .content_length = cf_content_length(t),
+        .etag = t->etag,
+        .last_modified = t->last_modified,
+        .content_type = t->content_type,
+        .retry_after = t->retry_after,
+    };
+    if (t->callbacks.on_response(t->callbacks.context, &response) != 0) {
+        t->stopped_because = CF_ABORTED;
+        return -1;
+    }
+    return 0;
+}
+
+static size_t cf_on_body(char *bytes, size_t size, size_t count, void *userdata) {
+    cf_transfer *t = userdata;
+    size_t length = size * count;
+    if (cf_respond(t) != 0) return 0;
+    if (t->received + (int64_t)length > t->max_bytes) {
+        t->received += (int64_t)length;
+        t->stopped_because = CF_TOO_LARGE;
+        return 0;
+    }
+    switch (t->callbacks.on_body(t->callbacks.context, (const uint8_t *)bytes, length)) {
+    case CF_BODY_CONTINUE:
+        t->received += (int64_t)length;
+        return length;
+    case CF_BODY_PAUSE:
+        t->paused = 1;
+        return CURL_WRITEFUNC_PAUSE;
+    default:
+        t->stopped_because = CF_ABORTED;
+        return 0;
+    }
+}
+
+/* Every connection libcurl opens, redirects included, comes through here: the address check. */
+static curl_socket_t cf_open_socket(void *userdata, curlsocktype purpose, struct curl_sockaddr *address) {
+    cf_transfer *t = userdata;
+    (void)purpose;
+    if (t->options->refuse_private_addresses
+        && cf_sockaddr_is_private(&address->addr, t->refused_address, sizeof t->refused_address)) {
+        return CURL_SOCKET_BAD;
+    }
+    t->refused_address[0] = '\0';
+    int descriptor = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    return descriptor < 0 ? CURL_SOCKET_BAD : descriptor;
+}
+
+/* Nonzero when a libcurl option could not be set (out of memory, or a libcurl too old for it). */
+static int cf_configure(cf_transfer *t, const cf_request *request, const cf_client_options *options) {
+    CURL *e = t->easy;
+    int failed = 0;
+#define CF_SET(option, value) failed |= curl_easy_setopt(e, option, value) != CURLE_OK
+    CF_SET(CURLOPT_URL, request->url);
+    CF_SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    CF_SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    CF_SET(CURLOPT_FOLLOWLOCATION, request->max_redirects > 0 ? 1L : 0L);
+    CF_SET(CURLOPT_MAXREDIRS, request->max_redirects);
+    CF_SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)request->max_bytes);
+    CF_SET(CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
+    CF_SET(CURLOPT_TIMEOUT_MS, request->total_timeout_ms);
+    CF_SET(CURLOPT_LOW_SPEED_LIMIT, request->low_speed_limit);
+    CF_SET(CURLOPT_LOW_SPEED_TIME, request->low_speed_time_s);
+    CF_SET(CURLOPT_ACCEPT_ENCODING, "");
+    /* Over TLS, wait for a connection being set up to say whether it multiplexes (HTTP/2 via ALPN);
+       plain http learns that only from a response, so waiting there would queue every transfer behind a slow one. */
+    CF_SET(CURLOPT_PIPEWAIT, strncasecmp(request->url, "https:", 6) == 0 ? 1L : 0L);
+    CF_SET(CURLOPT_NOSIGNAL, 1L);
+    CF_SET(CURLOPT_BUFFERSIZE, options->receive_buffer_bytes > 0 ? options->receive_buffer_bytes : 64L * 1024);
+    CF_SET(CURLOPT_ERRORBUFFER, t->error);
+    CF_SET(CURLOPT_HEADERFUNCTION, cf_on_header);
+    CF_SET(CURLOPT_HEADERDATA, t);
+    CF_SET(CURLOPT_WRITEFUNCTION, cf_on_body);
+    CF_SET(CURLOPT_WRITEDATA, t);
+    CF_SET(CURLOPT_OPENSOCKETFUNCTION, cf_open_socket);
+    CF_SET(CURLOPT_OPENSOCKETDATA, t);
+    if (request->user_agent != NULL) CF_SET(CURLOPT_USERAGENT, request->user_agent);
+#undef CF_SET
+    const char *conditions[2][2] = {{"If-None-Match: ", request->if_none_match},
+                                    {"If-Modified-Since: ", request->if_modified_since}};
+    for (int i = 0; i < 2; i++) {
+        if (conditions[i][1] == NULL) continue;
+        size_t length = strlen(conditions[i][0]) + strlen(conditions[i][1]) + 1;
+        char *header = malloc(length);
+        if (header == NULL) return 1;
+        snprintf(header, length, "%s%s", conditions[i][0], conditions[i][1]);
+        struct curl_slist *list = curl_slist_append(t->headers, header);
+        free(header);
+        if (list == NULL) return 1;
+        t->headers = list;
+    }
+    if (t->headers != NULL) failed |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers) != CURLE_OK;
+    return failed;
+}
+
+/* ---- the client ---- */
+
+typedef enum cf_command_kind { CF_COMMAND_START, CF_COMMAND_CANCEL, CF_COMMAND_RESUME } cf_command_kind;
+
+typedef struct cf_command {
+    cf_command_kind kind;
+    uint64_t id;
+    cf_transfer *transfer; /* START only */
+    struct cf_command *next;
+} cf_command;
+
+struct cf_client {
+    CURLM *multi;
+    cf_client_options options;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    /* Guarded by lock: */
+    cf_command *commands_head, *commands_tail;
+    uint64_t next_id;
+    int stopping;
+    /* The I/O thread's own: */
+    cf_transfer *running;
+};
+
+static pthread_once_t cf_global_once = PTHREAD_ONCE_INIT;
+static CURLcode cf_global_status = CURLE_OK;
+
+static void cf_global_init(void) { cf_global_status = curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+static void cf_complete(cf_transfer *t, cf_outcome outcome, const char *message) {
+    long status = 0;
+    if (t->easy != NULL) curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    int carries_target = outcome == CF_REDIRECT_REFUSED || outcome == CF_TOO_MANY_REDIRECTS;
+    cf_result result = {
+        .outcome = outcome,
+        .status = status,
+        .received = t->received,
+        .expected = t->easy != NULL ? cf_content_length(t) : -1,
+        .message = message != NULL ? message : "",
+        .redirect_target = carries_target ? (t->location != NULL ? t->location : t->redirect_target) : NULL,
+        .refused_address = outcome == CF_ADDRESS_REFUSED ? t->refused_address : NULL,
+    };
+    t->callbacks.on_complete(t->callbacks.context, &result);
+}
+
+/* libcurl's result, and what we know beyond it, as one outcome. */
+static cf_outcome cf_outcome_of(cf_transfer *t, CURLcode code) {
+    if (t->stopped_because != CF_DONE) return t->stopped_because;
+    switch (code) {
+    case CURLE_OK: return CF_DONE;
+    case CURLE_FILESIZE_EXCEEDED: return CF_TOO_LARGE;
+    case CURLE_TOO_MANY_REDIRECTS: return CF_TOO_MANY_REDIRECTS;
+    case CURLE_PARTIAL_FILE: return CF_TRUNCATED;
+    case CURLE_URL_MALFORMAT: return CF_UNSUPPORTED_URL;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+        return t->location != NULL || t->redirect_target != NULL ? CF_REDIRECT_REFUSED : CF_UNSUPPORTED_URL;
+    case CURLE_OPERATION_TIMEDOUT:
+        /* libcurl reports the speed floor and its timeouts with one code; only its message tells them apart. */
+        return strstr(t->error, "too slow") != NULL ? CF_STALLED : CF_TIMED_OUT;
+    case CURLE_COULDNT_CONNECT:
+        return t->refused_address[0] != '\0' ? CF_ADDRESS_REFUSED : CF_NETWORK;
+    default: return CF_NETWORK;
+    }
+}
+
+static void cf_finish(cf_client *client, cf_transfer *t, CURLcode code) {
+    for (cf_transfer **link = &client->running; *link != NULL; link = &(*link)->next) {
+        if (*link == t) {
+            *link = t->next;
+            break;
+        }
+    }
+    curl_multi_remove_handle(client->multi, t->easy);
+    if (code == CURLE_OK && t->stopped_because == CF_DONE) cf_respond(t); /* a response without a body */
+    const char *message = t->error[0] != '\0' ? t->error : curl_easy_strerror(code);
+    cf_complete(t, cf_outcome_of(t, code), message);
+    cf_transfer_free(t);
+}
+
+static cf_transfer *cf_find(cf_client *client, uint64_t id) {
+    for (cf_transfer *t = client->running; t != NULL; t = t->next)
+        if (t->id == id) return t;
+    return NULL;
+}
+
+static void cf_run_command(cf_client *client, cf_command *command) {
+    cf_transfer *t;
+    switch (command->kind) {
+    case CF_COMMAND_START:
+        t = command->transfer;
+        if (curl_multi_add_handle(client->multi, t->easy) != CURLM_OK) {
+            cf_complete(t, CF_NETWORK, "could not add the transfer to libcurl's multi handle");
+            cf_transfer_free(t);
+            return;
+        }
+        t->next = client->running;
+        client->running = t;
+        return;
+    case CF_COMMAND_CANCEL:
+        t = cf_find(client, command->id);
+        if (t == NULL) return;
+        t->stopped_because = CF_CANCELLED;
+        cf_finish(client, t, CURLE_ABORTED_BY_CALLBACK);
+        return;
+    case CF_COMMAND_RESUME:
+        t = cf_find(client, command->id);
+        if (t == NULL || !t->paused) return;
+        t->paused = 0;
+        /* May call cf_on_body at once, which may pause again. */
+        curl_easy_pause(t->easy, CURLPAUSE_CONT);
+        return;
+    }
+}
+
+static cf_command *cf_take_commands(cf_client *client, int *stopping) {
+    pthread_mutex_lock(&client->lock);
+    cf_command *commands = client->commands_head;
+    client->commands_head = client->commands_tail = NULL;
+    *stopping = client->stopping;
+    pthread_mutex_unlock(&client->lock);
+    return commands;
+}
+
+static void *cf_io_thread(void *argument) {
+    cf_client *client = argument;
+    int stopping = 0;
+    while (1) {
+        cf_command *command = cf_take_commands(client, &stopping);
+        while (command != NULL) {
+            cf_command *next = command->next;
+            if (stopping && command->kind == CF_COMMAND_START) {
+                cf_complete(command->transfer, CF_CANCELLED, "the client was closed");
+                cf_transfer_free(command->transfer);
+            } else {
+                cf_run_command(client, command);
+            }
+            free(command);
+            command = next;
+        }
+        if (stopping) break;
+        int active = 0;
+        curl_multi_perform(client->multi, &active);
+        CURLMsg *message;
+        int queued;
+        while ((message = curl_multi_info_read(client->multi, &queued)) != NULL) {
+            if (message->msg != CURLMSG_DONE) continue;
+            cf_transfer *t = NULL;
+            curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+            if (t != NULL) cf_finish(client, t, message->data.result);
+        }
+        curl_multi_poll(client->multi, NULL, 0, 1000, NULL);
+    }
+    while (client->running != NULL) {
+        cf_transfer *t = client->running;
+        t->stopped_because = CF_CANCELLED;
+        cf_finish(client, t, CURLE_ABORTED_BY_CALLBACK);
+    }
+    return NULL;
+}
+
+static void cf_post(cf_client *client, cf_command *command) {
+    pthread_mutex_lock(&client->lock);
+    if (client->commands_tail != NULL) client->commands_tail->next = command;
+    else client->commands_head = command;
+    client->commands_tail = command;
+    pthread_mutex_unlock(&client->lock);
+    curl_multi_wakeup(client->multi);
+}
+
+cf_client *cf_client_create(const cf_client_options *options, char *error, size_t error_size) {
+    pthread_once(&cf_global_once, cf_global_init);
+    if (cf_global_status != CURLE_OK) {
+        snprintf(error, error_size, "libcurl failed to initialise: %s", curl_easy_strerror(cf_global_status));
+        return NULL;
+    }
+    cf_client *client = calloc(1, sizeof *client);
+    if (client == NULL) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    client->options = *options;
+    client->next_id = 1;
+    client->multi = curl_multi_init();
+    if (client->multi == NULL) {
+        free(client);
+        snprintf(error, error_size, "libcurl could not create a multi handle");
+        return NULL;
+    }
+    pthread_mutex_init(&client->lock, NULL);
+    int started = pthread_create(&client->thread, NULL, cf_io_thread, client);
+    if (started != 0) {
+        curl_multi_cleanup(client->multi);
+        pthread_mutex_destroy(&client->lock);
+        free(client);
+        snprintf(error, error_size, "cannot start the I/O thread: %s", strerror(started));
+        return NULL;
+    }
+    return client;
+}
+
+void cf_client_destroy(cf_client *client) {
+    if (client == NULL) return;
+    pthread_mutex_lock(&client->lock);
+    client->stopping = 1;
+    pthread_mutex_unlock(&client->lock);
+    curl_multi_wakeup(client->multi);
+    pthread_join(client->thread, NULL);
+    curl_multi_cleanup(client->multi);
+    pthread_mutex_destroy(&client->lock);
+    free(client);
+}
+
+uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_callbacks *callbacks) {
+    if (client == NULL || request == NULL || request->url == NULL || callbacks == NULL
+        || callbacks->on_response == NULL || callbacks->on_body == NULL || callbacks->on_complete == NULL)
+        return 0;
+    cf_transfer *t = calloc(1, sizeof *t);
+    cf_command *command = calloc(1, sizeof *command);
+    if (t == NULL || command == NULL || (t->easy = curl_easy_init()) == NULL) {
+        free(command);
+        free(t);
+        return 0;
+    }
+    t->callbacks = *callbacks;
+    t->options = &client->options;
+    t->announced_length = -1;
+    t->max_bytes = request->max_bytes > 0 ? request->max_bytes : INT64_MAX;
+    if (cf_configure(t, request, &client->options) != 0
+        || curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (char *)t) != CURLE_OK) {
+        cf_transfer_free(t);
+        free(command);
+        return 0;
+    }
+    pthread_mutex_lock(&client->lock);
+    t->id = client->next_id++;
+    pthread_mutex_unlock(&client->lock);
+    command->kind = CF_COMMAND_START;
+    command->id = t->id;
+    command->transfer = t;
+    uint64_t id = t->id;
+    cf_post(client, command);
+    return id;
+}
+
+static void cf_post_for(cf_client *client, cf_command_kind kind, uint64_t id) {
+    if (client == NULL || id == 0) return;
+    cf_command *command = calloc(1, sizeof *command);
+    if (command == NULL) return;
+    command->kind = kind;
+    command->id = id;
+    cf_post(client, command);
+}
+
+void cf_client_cancel(cf_client *client, uint64_t id) { cf_post_for(client, CF_COMMAND_CANCEL, id); }
+
+void cf_client_resume(cf_client *client, uint64_t id) { cf_post_for(client, CF_COMMAND_RESUME, id); }

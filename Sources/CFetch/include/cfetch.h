@@ -1,0 +1,178 @@
+/*
+ * cfetch: bounded HTTP transfers on libcurl's multi interface.
+ *
+ * One client owns one libcurl multi handle and one I/O thread that drives it
+ * with curl_multi_poll; other threads talk to it through a command queue and
+ * curl_multi_wakeup. Every body is handed to the caller as it arrives, and the
+ * caller can refuse bytes for now (CF_BODY_PAUSE): libcurl then stops reading
+ * that socket until cf_client_resume, which is the backpressure that keeps
+ * memory bounded however fast a server sends.
+ *
+ * Limits never trust the server: the size cap is checked against an announced
+ * Content-Length (refused before the body) and against the bytes counted as
+ * they arrive (after Content-Encoding is undone). Only http and https are
+ * fetched or followed, redirects are bounded, transfers below a speed floor
+ * end, and a client can refuse to connect to loopback, private and link-local
+ * addresses, checked after DNS resolution for every connection, redirects
+ * included.
+ *
+ * This header uses stdint types only, so Swift needs no libcurl headers.
+ */
+#ifndef CFETCH_H
+#define CFETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_client cf_client;
+
+/** How a transfer ended. */
+typedef enum cf_outcome {
+    /** The response arrived whole (whatever its status). */
+    CF_DONE = 0,
+    /** cf_client_cancel, or the client was destroyed. */
+    CF_CANCELLED = 1,
+    /** The announced length or the bytes received passed max_bytes. */
+    CF_TOO_LARGE = 2,
+    /** A redirect named a scheme other than http or https (redirect_target says which). */
+    CF_REDIRECT_REFUSED = 3,
+    /** More than max_redirects redirects (a loop ends here too). */
+    CF_TOO_MANY_REDIRECTS = 4,
+    /** Every address of the host is loopback, private or link-local, and the client refuses those. */
+    CF_ADDRESS_REFUSED = 5,
+    /** Fewer than low_speed_limit bytes/s arrived for low_speed_time_s seconds. */
+    CF_STALLED = 6,
+    /** The connect timeout or the whole-transfer timeout ran out. */
+    CF_TIMED_OUT = 7,
+    /** The connection closed before the announced Content-Length arrived. */
+    CF_TRUNCATED = 8,
+    /** on_response or on_body asked to stop. */
+    CF_ABORTED = 9,
+    /** The URL is malformed or its scheme is not http or https. */
+    CF_UNSUPPORTED_URL = 10,
+    /** The response headers alone passed CF_MAX_HEADER_BYTES. */
+    CF_HEADERS_TOO_LARGE = 11,
+    /** Anything else: DNS, refused or reset connections, TLS, protocol errors (message says which). */
+    CF_NETWORK = 12
+} cf_outcome;
+
+/** The most bytes of response headers accepted per transfer, redirects included. */
+#define CF_MAX_HEADER_BYTES (256 * 1024)
+
+/** The final response's head. Strings are NULL when absent and valid only during the callback. */
+typedef struct cf_response {
+    long status;
+    /** The announced Content-Length, or -1. */
+    int64_t content_length;
+    const char *etag;
+    const char *last_modified;
+    const char *content_type;
+    const char *retry_after;
+} cf_response;
+
+/** How a transfer ended, passed to on_complete. Strings are valid only during the callback. */
+typedef struct cf_result {
+    cf_outcome outcome;
+    /** The last response's status, 0 when none arrived. */
+    long status;
+    /** Body bytes accepted by on_body. */
+    int64_t received;
+    /** The announced Content-Length, or -1. */
+    int64_t expected;
+    /** libcurl's message, or ours; never NULL. */
+    const char *message;
+    /** For CF_REDIRECT_REFUSED and CF_TOO_MANY_REDIRECTS: the Location of the last redirect, else NULL. */
+    const char *redirect_target;
+    /** For CF_ADDRESS_REFUSED: the numeric address refused, else NULL. */
+    const char *refused_address;
+} cf_result;
+
+/** What on_body returns. */
+enum {
+    /** The bytes were taken. */
+    CF_BODY_CONTINUE = 0,
+    /** The bytes were NOT taken: stop reading until cf_client_resume, then offer them again. */
+    CF_BODY_PAUSE = 1,
+    /** End the transfer with CF_ABORTED. */
+    CF_BODY_ABORT = 2
+};
+
+/**
+ * The caller's side of one transfer. Every callback runs on the client's I/O
+ * thread and must return quickly: it holds up every other transfer.
+ */
+typedef struct cf_callbacks {
+    void *context;
+    /** Once, before the first body byte (or at the end when there is none). Nonzero: end with CF_ABORTED. */
+    int (*on_response)(void *context, const cf_response *response);
+    /** Body bytes in order, decoded from any Content-Encoding. Returns a CF_BODY_ value. */
+    int (*on_body)(void *context, const uint8_t *bytes, size_t count);
+    /** Exactly once per started transfer, last. The context is not used by cfetch afterwards. */
+    void (*on_complete)(void *context, const cf_result *result);
+} cf_callbacks;
+
+/** One GET. Zero in a limit means libcurl's default (none, for the timeouts). */
+typedef struct cf_request {
+    const char *url;
+    /** Sent as If-None-Match / If-Modified-Since when not NULL. */
+    const char *if_none_match;
+    const char *if_modified_since;
+    const char *user_agent;
+    /** The most body bytes accepted (announced or counted). */
+    int64_t max_bytes;
+    long connect_timeout_ms;
+    long total_timeout_ms;
+    /** Bytes per second below which, for low_speed_time_s, the transfer ends as CF_STALLED. */
+    long low_speed_limit;
+    long low_speed_time_s;
+    /** Redirects followed at most (0: none). */
+    long max_redirects;
+} cf_request;
+
+/** What a client applies to every transfer. */
+typedef struct cf_client_options {
+    /** Nonzero: refuse to connect to loopback, private, link-local, multicast and unspecified addresses. */
+    uint8_t refuse_private_addresses;
+    /** libcurl's receive buffer per transfer, in bytes (the most one on_body call carries). */
+    long receive_buffer_bytes;
+} cf_client_options;
+
+/**
+ * Starts a client and its I/O thread. Returns NULL (with a message in
+ * error, of error_size bytes) when libcurl or the thread cannot start.
+ */
+cf_client *cf_client_create(const cf_client_options *options, char *error, size_t error_size);
+
+/**
+ * Ends every transfer (on_complete with CF_CANCELLED), stops the I/O thread
+ * and frees the client. No call may use the client afterwards.
+ */
+void cf_client_destroy(cf_client *client);
+
+/**
+ * Starts a transfer; thread-safe. Returns its id (never 0). On failure
+ * returns 0 and calls nothing: the caller still owns callbacks->context.
+ */
+uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_callbacks *callbacks);
+
+/** Ends a transfer with CF_CANCELLED at once; thread-safe; a no-op once it has completed. */
+void cf_client_cancel(cf_client *client, uint64_t id);
+
+/** Offers a paused transfer's bytes again; thread-safe; a no-op when it is not paused. */
+void cf_client_resume(cf_client *client, uint64_t id);
+
+/**
+ * Whether a numeric IPv4 or IPv6 address is one a client with
+ * refuse_private_addresses refuses: 1 yes, 0 no, -1 not an address.
+ */
+int cf_address_is_private(const char *address);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CFETCH_H */

@@ -1,0 +1,214 @@
+import CFetch
+import Synchronization
+import ThumbnailKit
+
+/// Loads `http(s)://` URLs with libcurl, streaming each body into the
+/// caller's sink through a bounded buffer, on limits no server can talk its
+/// way past.
+///
+/// - **Memory**: each transfer holds at most ``Configuration/bufferCapacity``
+///   bytes of body; when the sink is behind, libcurl stops reading the socket
+///   (backpressure), so an endless or very fast body costs no more.
+/// - **Size**: an announced `Content-Length` above ``DataRequest/maximumBytes``
+///   is refused before any body byte; the bytes are counted too (after any
+///   `Content-Encoding` is undone), so a missing or lying length changes nothing.
+/// - **Where it goes**: only `http` and `https`, at most
+///   ``Configuration/maximumRedirects`` redirects; a redirect elsewhere fails
+///   naming its target. With ``AddressPolicy/publicOnly``, loopback, private
+///   and link-local addresses are refused after DNS resolution, for every
+///   connection, redirects included.
+/// - **Time**: a connect timeout, a whole-transfer timeout, and a speed floor
+///   (``Configuration/lowSpeedLimit`` over ``Configuration/lowSpeedTime``) that
+///   ends trickling or silent servers.
+/// - A status other than 2xx is ``DataLoadingError/httpStatus(_:status:retryAfter:)``
+///   with the server's `Retry-After`; a conditional request answered 304
+///   returns ``ResponseHead/notModified`` with no body.
+/// - Cancelling the calling task removes the transfer at once.
+/// - Connections are reused, HTTP/2 is used when a server offers it, and the
+///   proxy variables curl users set (`https_proxy`, `http_proxy`, `no_proxy`)
+///   are honoured.
+///
+/// All transfers of one loader share one I/O thread and one connection pool.
+public final class HTTPDataLoader: DataLoading {
+    /// Which addresses a transfer may connect to.
+    public enum AddressPolicy: Sendable, Hashable {
+        /// Any address: fine on a laptop fetching what its user chose.
+        case any
+        /// Public addresses only: on a server, a feed (or a redirect) must not
+        /// reach loopback services, the private network or cloud metadata
+        /// endpoints (server-side request forgery). With a proxy, the proxy's
+        /// address is the one checked.
+        case publicOnly
+
+        /// Whether ``publicOnly`` refuses a numeric IPv4 or IPv6 address; `nil` when `address` is not one.
+        public static func isPrivate(_ address: String) -> Bool? {
+            switch cf_address_is_private(address) {
+            case 1: true
+            case 0: false
+            default: nil
+            }
+        }
+    }
+
+    /// Limits and policies. The defaults suit images from untrusted servers.
+    public struct Configuration: Sendable {
+        /// The longest wait for a connection. Default: 15 s.
+        public var connectTimeout: Duration
+        /// The longest a whole transfer may take, however steadily bytes arrive. Default: 120 s.
+        public var transferTimeout: Duration
+        /// A transfer slower than this many bytes per second for ``lowSpeedTime`` ends as stalled. Default: 1024.
+        public var lowSpeedLimit: Int
+        /// How long a transfer may stay under ``lowSpeedLimit`` (whole seconds). Default: 15 s.
+        public var lowSpeedTime: Duration
+        /// Redirects followed at most. Default: 5.
+        public var maximumRedirects: Int
+        /// Which addresses may be reached. Default: ``AddressPolicy/any``.
+        public var addressPolicy: AddressPolicy
+        /// Body bytes one transfer may hold in memory before it is paused. Default: 256 KiB.
+        public var bufferCapacity: Int
+        /// The `User-Agent` header.
+        public var userAgent: String
+
+        public init(connectTimeout: Duration = .seconds(15), transferTimeout: Duration = .seconds(120),
+                    lowSpeedLimit: Int = 1024, lowSpeedTime: Duration = .seconds(15), maximumRedirects: Int = 5,
+                    addressPolicy: AddressPolicy = .any, bufferCapacity: Int = 256 * 1024,
+                    userAgent: String = "Thumbnailer/1") {
+            self.connectTimeout = connectTimeout
+            self.transferTimeout = transferTimeout
+            self.lowSpeedLimit = lowSpeedLimit
+            self.lowSpeedTime = lowSpeedTime
+            self.maximumRedirects = maximumRedirects
+            self.addressPolicy = addressPolicy
+            self.bufferCapacity = bufferCapacity
+            self.userAgent = userAgent
+        }
+    }
+
+    /// libcurl's receive buffer: the most one piece of body can be.
+    static let receiveBufferBytes = 64 * 1024
+
+    public let configuration: Configuration
+    private let client: CurlClient
+    private let usage = BufferUsageMeter()
+
+    /// Starts the loader's I/O thread.
+    /// - Throws: ``DataLoadingError/network(_:reason:)`` when libcurl cannot start.
+    public init(configuration: Configuration = Configuration()) throws {
+        precondition(configuration.bufferCapacity >= Self.receiveBufferBytes,
+                     "bufferCapacity must hold at least one receive buffer (64 KiB)")
+        self.configuration = configuration
+        client = try CurlClient(refusesPrivateAddresses: configuration.addressPolicy == .publicOnly,
+                                receiveBufferBytes: Self.receiveBufferBytes)
+    }
+
+    /// Body bytes this loader's transfers hold in memory now (queued or being
+    /// written to a sink). Never more than ``Configuration/bufferCapacity`` per transfer.
+    public var bufferedBodyBytes: Int { usage.current }
+
+    /// The most ``bufferedBodyBytes`` has been.
+    public var peakBufferedBodyBytes: Int { usage.peak }
+
+    public func load(_ request: DataRequest, into sink: any BodySink,
+                     progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead {
+        // libcurl would guess a scheme for "host/path"; only what says http(s) is fetched.
+        guard SchemeRoutingDataLoader.isWebURL(request.url) else { throw DataLoadingError.unsupportedURL(request.url) }
+        let transfer = HTTPTransfer(request: request, configuration: configuration, usage: usage)
+        let id = Atomic<UInt64>(0)
+        return try await withTaskCancellationHandler {
+            try Task.checkCancellation()
+            let started = start(transfer)
+            guard started != 0 else { throw DataLoadingError.network(request.url, reason: "libcurl could not start the transfer") }
+            id.store(started, ordering: .sequentiallyConsistent)
+            // A cancellation that came while starting found no id to cancel.
+            if Task.isCancelled { client.cancel(started) }
+            return try await drain(transfer, id: started, into: sink, progress: progress)
+        } onCancel: {
+            let started = id.load(ordering: .sequentiallyConsistent)
+            if started != 0 { client.cancel(started) }
+        }
+    }
+
+    /// Hands the transfer to libcurl; its callbacks own one reference until `on_complete`.
+    private func start(_ transfer: HTTPTransfer) -> UInt64 {
+        let request = transfer.request
+        let context = Unmanaged.passRetained(transfer)
+        var callbacks = cf_callbacks(
+            context: context.toOpaque(),
+            on_response: { context, response in
+                Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue().receive(response!.pointee)
+            },
+            on_body: { context, bytes, count in
+                Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+                    .receive(UnsafeRawBufferPointer(start: bytes, count: count))
+            },
+            on_complete: { context, result in
+                Unmanaged<HTTPTransfer>.fromOpaque(context!).takeRetainedValue().complete(result!.pointee)
+            })
+        let id = withOptionalCString(request.validators?.etag) { etag in
+            withOptionalCString(request.validators?.lastModified) { lastModified in
+                request.url.withCString { url in
+                    configuration.userAgent.withCString { userAgent in
+                        var options = cf_request(
+                            url: url, if_none_match: etag, if_modified_since: lastModified, user_agent: userAgent,
+                            max_bytes: Int64(request.maximumBytes),
+                            connect_timeout_ms: Self.milliseconds(configuration.connectTimeout),
+                            total_timeout_ms: Self.milliseconds(configuration.transferTimeout),
+                            low_speed_limit: configuration.lowSpeedLimit,
+                            low_speed_time_s: max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up))),
+                            max_redirects: configuration.maximumRedirects)
+                        return client.start(&options, &callbacks)
+                    }
+                }
+            }
+        }
+        if id == 0 { context.release() }
+        return id
+    }
+
+    /// Writes the body into `sink` as it arrives, off the cooperative pool.
+    private func drain(_ transfer: HTTPTransfer, id: UInt64, into sink: any BodySink,
+                       progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead {
+        var expected: Int?
+        var received = 0
+        while true {
+            switch await transfer.next() {
+            case let .head(head):
+                expected = head.expectedBytes
+                try await consume(transfer, id: id) { try sink.begin(head) }
+                progress(TransferProgress(receivedBytes: 0, expectedBytes: expected))
+            case let .bytes(bytes):
+                try await consume(transfer, id: id, releasing: bytes.count) {
+                    try bytes.withUnsafeBytes { try sink.write($0) }
+                }
+                received += bytes.count
+                progress(TransferProgress(receivedBytes: received, expectedBytes: expected.map { max($0, received) }))
+            case let .end(result):
+                return try result.get()
+            }
+        }
+    }
+
+    /// Runs sink work on a Dispatch thread; releases `count` held bytes after
+    /// it (resuming a paused transfer); a sink failure ends the transfer.
+    private func consume(_ transfer: HTTPTransfer, id: UInt64, releasing count: Int = 0,
+                         _ work: @escaping @Sendable () throws -> Void) async throws {
+        do {
+            try await BlockingWork.run(work)
+        } catch {
+            _ = transfer.written(count)
+            transfer.abandon(because: error)
+            client.cancel(id)
+            throw error
+        }
+        if transfer.written(count) { client.resume(id) }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int((duration.inSeconds * 1000).rounded(.up))
+    }
+}
+
+private func withOptionalCString<Result>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

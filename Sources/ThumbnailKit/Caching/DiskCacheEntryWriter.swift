@@ -1,0 +1,139 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A disk-cache entry being written as its payload arrives (a download
+/// streamed to disk): a temporary file beside the entry's place, hashed on
+/// the way, that becomes the entry only on ``commit()``.
+///
+/// Until then no reader can see it, and a writer that is discarded, released
+/// or killed leaves nothing a later run trusts: ``discard()`` and `deinit`
+/// remove the file, and the cache's scan removes one whose process is gone.
+/// Its payload can be read (decoded) through ``payload`` before committing.
+public final class DiskCacheEntryWriter: Sendable {
+    private struct State {
+        var descriptor: Int32
+        var hasher = SHA256()
+        var payloadBytes = 0
+        var headerWritten = false
+        var isClosed = false
+    }
+
+    private let cache: DiskCache
+    private let id: String
+    private let path: String
+    private let temporary: String
+    private let metadataLength: Int
+    private let state: Mutex<State>
+
+    init(cache: DiskCache, key: String, id: String, path: String, temporary: String, metadata: DiskCacheMetadata) throws {
+        self.cache = cache
+        self.id = id
+        self.path = path
+        self.temporary = temporary
+        let fields = DiskCacheEntryFormat.fields(key: key, metadata: metadata)
+        metadataLength = fields.count
+        let descriptor: Int32
+        do {
+            descriptor = try cache.inEntryFolder(of: path) { try FileSystem.createExclusively(temporary) }
+        } catch {
+            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+        }
+        var hasher = SHA256()
+        fields.withUnsafeBytes { hasher.update($0) }
+        state = Mutex(State(descriptor: descriptor, hasher: hasher))
+        do {
+            // The header is written for real once the payload's length and digest are known.
+            let placeholder = [UInt8](repeating: 0, count: DiskCacheEntryFormat.headerSize) + fields
+            try placeholder.withUnsafeBytes { try FileSystem.write($0, to: descriptor, path: temporary) }
+        } catch {
+            discard()
+            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+        }
+    }
+
+    deinit { discard() }
+
+    /// Payload bytes written so far.
+    public var payloadBytes: Int { state.withLock { $0.payloadBytes } }
+
+    /// Appends payload bytes.
+    /// - Throws: ``DiskCacheError/writeFailed(_:reason:)`` (a full disk, a file
+    ///   size limit), ``DiskCacheError/entryTooLarge(bytes:limit:)`` once the
+    ///   entry could no longer fit the cache's limit.
+    public func append(_ bytes: UnsafeRawBufferPointer) throws {
+        try state.withLock { state in
+            precondition(!state.headerWritten && !state.isClosed, "append after finishing the entry")
+            let total = DiskCacheEntryFormat.headerSize + metadataLength + state.payloadBytes + bytes.count
+            guard total <= cache.sizeLimit else { throw DiskCacheError.entryTooLarge(bytes: total, limit: cache.sizeLimit) }
+            do {
+                try FileSystem.write(bytes, to: state.descriptor, path: temporary)
+            } catch {
+                throw DiskCacheError.writeFailed(path, reason: "\(error)")
+            }
+            state.hasher.update(bytes)
+            state.payloadBytes += bytes.count
+        }
+    }
+
+    /// The payload written so far, readable in place (to decode it before committing).
+    public var payload: FileRegion {
+        state.withLock { state in
+            FileRegion(descriptor: state.descriptor, offset: DiskCacheEntryFormat.headerSize + metadataLength,
+                       length: state.payloadBytes)
+        }
+    }
+
+    /// Completes the file and renames it into place as the entry, evicting
+    /// what the cache's limit requires.
+    /// - Throws: ``DiskCacheError``; the temporary file is then gone.
+    public func commit() throws {
+        let onDisk = try state.withLock { state -> Int in
+            precondition(!state.headerWritten && !state.isClosed, "commit twice, or after discard")
+            state.headerWritten = true
+            do {
+                let header = DiskCacheEntryFormat.header(metadataLength: metadataLength, payloadLength: state.payloadBytes,
+                                                         digest: state.hasher.finish())
+                try header.withUnsafeBytes { try FileSystem.write($0, to: state.descriptor, at: 0, path: temporary) }
+                let onDisk = try FileSystem.finishWriting(state.descriptor, path: temporary,
+                                                          synchronize: cache.synchronizesWrites)
+                state.isClosed = true
+                guard close(state.descriptor) == 0 else { throw FileSystem.failure("cannot close", temporary) }
+                return onDisk
+            } catch {
+                if !state.isClosed { close(state.descriptor) }
+                state.isClosed = true
+                unlink(temporary)
+                throw DiskCacheError.writeFailed(path, reason: "\(error)")
+            }
+        }
+        try cache.commit(temporary, occupying: onDisk, as: id, at: path)
+    }
+
+    /// Removes the temporary file; nothing of it remains. Safe to call more than once.
+    public func discard() {
+        state.withLock { state in
+            guard !state.isClosed else { return }
+            state.isClosed = true
+            close(state.descriptor)
+            unlink(temporary)
+        }
+    }
+}
+
+/// A range of an open file: an image inside a cache entry, to decode in place.
+public struct FileRegion: Sendable, Hashable {
+    public let descriptor: Int32
+    public let offset: Int
+    public let length: Int
+
+    public init(descriptor: Int32, offset: Int, length: Int) {
+        self.descriptor = descriptor
+        self.offset = offset
+        self.length = length
+    }
+}
