@@ -1,4 +1,5 @@
 import CFetch
+import Dispatch
 import Synchronization
 import ThumbnailKit
 
@@ -90,6 +91,10 @@ public final class HTTPDataLoader: DataLoading {
     public let configuration: Configuration
     private let client: CurlClient
     private let usage = BufferUsageMeter()
+    /// Where sinks are written, one piece at a time. A queue of its own (not the
+    /// global pool, whose threads decodes can all hold) keeps transfers flowing
+    /// while every core decodes.
+    private let sinkQueue = DispatchQueue(label: "ThumbnailHTTP.HTTPDataLoader.sinks")
 
     /// Starts the loader's I/O thread.
     /// - Throws: ``DataLoadingError/network(_:reason:)`` when libcurl cannot start.
@@ -188,12 +193,14 @@ public final class HTTPDataLoader: DataLoading {
         }
     }
 
-    /// Runs sink work on a Dispatch thread; releases `count` held bytes after
-    /// it (resuming a paused transfer); a sink failure ends the transfer.
+    /// Runs sink work on the sink queue; releases `count` held bytes after it
+    /// (resuming a paused transfer); a sink failure ends the transfer.
     private func consume(_ transfer: HTTPTransfer, id: UInt64, releasing count: Int = 0,
                          _ work: @escaping @Sendable () throws -> Void) async throws {
         do {
-            try await BlockingWork.run(work)
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                sinkQueue.async { continuation.resume(with: Result { try work() }) }
+            }
         } catch {
             _ = transfer.written(count)
             transfer.abandon(because: error)
