@@ -277,7 +277,8 @@ public final class TestHTTPServer: @unchecked Sendable {
             var size = Self.generatedBodySendBuffer
             setsockopt(connection, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        guard send(Array(head.utf8)[...], on: connection) else { return recordEarlyClose(request) }
+        let headBytes = Array(head.utf8)
+        guard send(headBytes[...], on: connection) == headBytes.count else { return recordEarlyClose(request) }
         if request.method == "HEAD" { return true }
 
         lock.withLock { bodiesInProgress[request.path, default: 0] += 1 }
@@ -325,20 +326,29 @@ public final class TestHTTPServer: @unchecked Sendable {
             } else {
                 Self.chunk(block[..<count])[...]
             }
-            guard send(framed, on: connection), countSent(count, for: request) else { return false }
+            let sent = send(framed, on: connection)
+            // Only the payload counts, also of a chunk cut short.
+            let prefix = chunked ? Self.chunkPrefix(count).count : 0
+            guard countSent(min(max(sent - prefix, 0), count), for: request), sent == framed.count else { return false }
             remaining -= count
         }
         return true
     }
 
-    /// `bytes` as one chunk of a chunked body.
-    private static func chunk(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        Array("\(String(bytes.count, radix: 16))\r\n".utf8) + bytes + Array("\r\n".utf8)
+    /// The size line that opens a chunk of `count` bytes.
+    private static func chunkPrefix(_ count: Int) -> [UInt8] {
+        Array("\(String(count, radix: 16))\r\n".utf8)
     }
 
-    /// Sends part of a body and counts it; `false` when the connection or the server ended.
+    /// `bytes` as one chunk of a chunked body.
+    private static func chunk(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        chunkPrefix(bytes.count) + bytes + Array("\r\n".utf8)
+    }
+
+    /// Sends part of a body and counts what went; `false` when the connection or the server ended.
     private func sendBody(_ bytes: ArraySlice<UInt8>, for request: Request, on connection: Int32) -> Bool {
-        send(bytes, on: connection) && countSent(bytes.count, for: request)
+        let sent = send(bytes, on: connection)
+        return countSent(sent, for: request) && sent == bytes.count
     }
 
     /// Adds `count` to the path's sent bytes; `false` once the server has stopped.
@@ -356,14 +366,15 @@ public final class TestHTTPServer: @unchecked Sendable {
         return false
     }
 
-    private func send(_ bytes: ArraySlice<UInt8>, on connection: Int32) -> Bool {
+    /// Sends `bytes`; how many the kernel took, all of them unless the connection failed.
+    private func send(_ bytes: ArraySlice<UInt8>, on connection: Int32) -> Int {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent <= 0 { return false }
+            if sent <= 0 { break }
             offset += sent
         }
-        return true
+        return offset - bytes.startIndex
     }
 
     /// Waits `duration` in short steps, ending early when the server stops:

@@ -113,7 +113,8 @@ import Testing
         }
         #expect(try await eventually { self.server.bodiesBeingSent("/endless") == 0 }, "the send ended when the client hung up")
         let sent = server.sentBodyBytes("/endless")
-        #expect(sent >= 4 << 20 && sent < 64 << 20, "\(sent) bytes sent for 4 MiB read")
+        // At least the 4 MiB read, less chunk framing; far less than the 1 GiB an unstopped send reaches.
+        #expect(sent > 4_000_000 && sent < 64 << 20, "\(sent) bytes sent for 4 MiB read")
         #expect(server.earlyCloseCount("/endless") == 1)
     }
 
