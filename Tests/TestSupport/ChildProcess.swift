@@ -7,12 +7,35 @@ import Darwin
 #endif
 
 /// Runs the built `thumbnailer` binary as a real child process and reports
-/// its exit status and output.
+/// its exit status, output and peak memory.
 public struct ChildProcess: Sendable {
     public struct Outcome: Sendable {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String
+        /// The child's peak resident set size, from `wait4`'s `ru_maxrss`
+        /// (KiB on Linux, bytes on Darwin). `exec` keeps the peak, so for
+        /// `thumbnailer warm` it is the larger of `thumbnailer` and the
+        /// `thumbnailer-feed` that replaced it.
+        public let peakResidentBytes: Int
+        /// Why the child was killed for passing its ``Limits``; `nil` when it exited by itself.
+        public let limitExceeded: String?
+    }
+
+    /// What a child may use before it is killed, so that a broken build fails
+    /// its test in seconds instead of running for minutes or exhausting the
+    /// machine's memory. These are guards, not assertions: a test asserts its
+    /// own, much tighter, bounds.
+    public struct Limits: Sendable {
+        /// The longest the child may run.
+        public var duration: Duration
+        /// The most memory it may have resident (read from `/proc`, so Linux only).
+        public var residentBytes: Int
+
+        public init(duration: Duration = .seconds(30), residentBytes: Int = 1 << 30) {
+            self.duration = duration
+            self.residentBytes = residentBytes
+        }
     }
 
     /// The `thumbnailer` executable next to the test bundle.
@@ -48,14 +71,61 @@ public struct ChildProcess: Sendable {
 
         /// Waits for the child to exit and collects its output.
         public func wait() -> Outcome {
-            defer { try? FileManager.default.removeItem(at: directory) }
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+            return outcome(status: status, usage: usage, limitExceeded: nil)
+        }
+
+        /// Waits for the child to exit, killing it (SIGKILL) as soon as it
+        /// passes `limits`; ``Outcome/limitExceeded`` then says which.
+        public func wait(within limits: Limits) -> Outcome {
+            let deadline = ContinuousClock.now + limits.duration
+            var status: Int32 = 0
+            var usage = rusage()
+            while true {
+                let reaped = wait4(pid, &status, WNOHANG, &usage)
+                if reaped == pid { return outcome(status: status, usage: usage, limitExceeded: nil) }
+                if reaped < 0 && errno != EINTR { return outcome(status: status, usage: usage, limitExceeded: nil) }
+                var exceeded: String?
+                if let resident = residentBytes, resident > limits.residentBytes {
+                    exceeded = "killed with \(resident >> 20) MiB resident, past the limit of \(limits.residentBytes >> 20) MiB"
+                } else if ContinuousClock.now >= deadline {
+                    exceeded = "killed still running after \(limits.duration)"
+                }
+                if let exceeded {
+                    sendSignal(SIGKILL, to: pid)
+                    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+                    return outcome(status: status, usage: usage, limitExceeded: exceeded)
+                }
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
+
+        /// The child's resident set now, from `/proc/<pid>/status`; `nil` where there is no `/proc`.
+        private var residentBytes: Int? {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                  let kibibytes = Int(line.dropFirst("VmRSS:".count).trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+            else { return nil }
+            return kibibytes << 10
+        }
+
+        /// The outcome of the reaped child; removes its output files.
+        private func outcome(status: Int32, usage: rusage, limitExceeded: String?) -> Outcome {
+            defer { try? FileManager.default.removeItem(at: directory) }
             let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             func read(_ name: String) -> String {
                 (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
             }
-            return Outcome(status: exitStatus, standardOutput: read("stdout"), standardError: read("stderr"))
+            #if os(Linux)
+            let peak = usage.ru_maxrss << 10
+            #else
+            let peak = usage.ru_maxrss
+            #endif
+            return Outcome(status: exitStatus, standardOutput: read("stdout"), standardError: read("stderr"),
+                           peakResidentBytes: peak, limitExceeded: limitExceeded)
         }
 
         /// What the child has printed so far.
@@ -64,10 +134,11 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    /// Runs `executable` with `arguments` to completion.
+    /// Runs `executable` with `arguments` to completion, or until it passes `limits`.
     public static func run(_ arguments: [String], executable: String = thumbnailer,
-                           environment: [String: String] = [:]) throws -> Outcome {
-        try start(arguments, executable: executable, environment: environment).wait()
+                           environment: [String: String] = [:], limits: Limits? = nil) throws -> Outcome {
+        let child = try start(arguments, executable: executable, environment: environment)
+        return if let limits { child.wait(within: limits) } else { child.wait() }
     }
 
     /// Starts `executable` with `arguments` and this process's environment plus

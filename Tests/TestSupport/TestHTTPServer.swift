@@ -6,8 +6,10 @@ import Glibc
 
 /// A small HTTP/1.1 server on 127.0.0.1 (a free port) for the pipeline
 /// tests. Each path has a ``Behavior``: serve bytes, fail with a status,
-/// stall, trickle, drop the connection mid-body or lie about the length. It
-/// counts requests per path and notices clients that hang up early.
+/// redirect, stall, trickle, drop the connection mid-body, lie about the
+/// length, or send a huge or endless body made as it goes. It counts
+/// connections, requests and body bytes sent per path, and notices clients
+/// that hang up early.
 /// One thread accepts, one thread serves each connection; `stop()` closes all.
 public final class TestHTTPServer: @unchecked Sendable {
     // @unchecked Sendable is safe: every mutable property is read and written
@@ -34,6 +36,13 @@ public final class TestHTTPServer: @unchecked Sendable {
         public var lastModified: String?
         /// Send no Content-Length: the body ends when the server closes the connection.
         public var omitsContentLength = false
+        /// Instead of `body`, a body that never ends, made as it is sent (never held in
+        /// memory), until the client stops reading, the server stops, or
+        /// ``TestHTTPServer/endlessBodyLimit`` bytes have gone.
+        public var endlessBody: EndlessBody?
+        /// Instead of `body`, this many bytes made as they are sent (never held in
+        /// memory), announced as the Content-Length unless `claimedLength` says otherwise.
+        public var generatedBodyLength: Int?
 
         public init(status: Int = 200, body: [UInt8] = [], headers: [String: String] = [:]) {
             self.status = status
@@ -41,6 +50,25 @@ public final class TestHTTPServer: @unchecked Sendable {
             self.headers = headers
         }
     }
+
+    /// How an endless body is framed.
+    public enum EndlessBody: Sendable {
+        /// No Content-Length and `Connection: close`: the body is whatever comes until the connection closes.
+        case closeDelimited
+        /// `Transfer-Encoding: chunked`: chunk after chunk, never the last one.
+        case chunked
+    }
+
+    /// Where an endless body ends all the same, by closing the connection: a
+    /// client that reads without a limit then fails its test instead of
+    /// exhausting the machine. 1 GiB.
+    public static let endlessBodyLimit = 1 << 30
+
+    /// The kernel send buffer of a connection sending a generated or endless
+    /// body (Linux doubles it): what the server has sent is then at most this
+    /// much ahead of what reached the client's socket, so ``sentBodyBytes(_:)``
+    /// measures the client's reading, not the loopback's buffering.
+    static let generatedBodySendBuffer: Int32 = 64 << 10
 
     /// What a client sent.
     public struct Request: Sendable {
@@ -55,6 +83,9 @@ public final class TestHTTPServer: @unchecked Sendable {
     private var behaviors: [String: [Behavior]] = [:]
     private var requests: [Request] = []
     private var earlyCloses: [String: Int] = [:]
+    private var bodyBytesSent: [String: Int] = [:]
+    private var bodiesInProgress: [String: Int] = [:]
+    private var connectionsAccepted = 0
     private var connections: Set<Int32> = []
     private var stopped = false
 
@@ -108,6 +139,23 @@ public final class TestHTTPServer: @unchecked Sendable {
         lock.withLock { earlyCloses[path, default: 0] }
     }
 
+    /// Connections accepted so far, whether or not a request came on them.
+    public var acceptedConnections: Int { lock.withLock { connectionsAccepted } }
+
+    /// Body bytes (without chunk framing) handed to the kernel for `path` so
+    /// far, over every response. Updated as they go; once
+    /// ``bodiesBeingSent(_:)`` is 0 the count is final.
+    public func sentBodyBytes(_ path: String) -> Int {
+        lock.withLock { bodyBytesSent[path, default: 0] }
+    }
+
+    /// Responses to `path` whose body is still being sent: a send ends when the
+    /// body is complete, the client stops reading and closes, a behaviour
+    /// drops the connection, or the server stops.
+    public func bodiesBeingSent(_ path: String) -> Int {
+        lock.withLock { bodiesInProgress[path, default: 0] }
+    }
+
     /// Stops listening and ends every open connection.
     ///
     /// Descriptors are shut down under the lock, and the threads that own them
@@ -135,6 +183,7 @@ public final class TestHTTPServer: @unchecked Sendable {
             }
             let accepted = lock.withLock { () -> Bool in
                 guard !stopped else { return false }
+                connectionsAccepted += 1
                 connections.insert(connection)
                 return true
             }
@@ -194,57 +243,149 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     /// Sends one response; `false` when the connection must close afterwards.
     private func respond(to request: Request, with behavior: Behavior, on connection: Int32) -> Bool {
-        if behavior.headerDelay > .zero { sleep(behavior.headerDelay) }
+        if behavior.headerDelay > .zero { pause(behavior.headerDelay) }
         if let gate = behavior.gate {
-            while !gate.isOpen, !lock.withLock({ stopped }) { sleep(.milliseconds(1)) }
+            while !gate.isOpen, !isStopped { sleep(.milliseconds(1)) }
         }
         var status = behavior.status
         var body = behavior.body
         let etagMatches = behavior.etag != nil && request.headers["if-none-match"] == behavior.etag
         let dateMatches = behavior.lastModified != nil && request.headers["if-modified-since"] == behavior.lastModified
-        if etagMatches || dateMatches {
+        let notModified = etagMatches || dateMatches
+        if notModified {
             status = 304
             body = []
         }
+        let generatedLength = notModified ? nil : behavior.generatedBodyLength
+        let endless = notModified ? nil : behavior.endlessBody
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
-        if behavior.omitsContentLength {
+        switch endless {
+        case .chunked:
+            head += "Transfer-Encoding: chunked\r\n"
+        case .closeDelimited:
             head += "Connection: close\r\n"
-        } else {
-            head += "Content-Length: \(behavior.claimedLength ?? body.count)\r\n"
+        case nil where behavior.omitsContentLength:
+            head += "Connection: close\r\n"
+        case nil:
+            head += "Content-Length: \(behavior.claimedLength ?? generatedLength ?? body.count)\r\n"
         }
         if let etag = behavior.etag { head += "ETag: \(etag)\r\n" }
         if let lastModified = behavior.lastModified { head += "Last-Modified: \(lastModified)\r\n" }
         for (name, value) in behavior.headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        guard send(Array(head.utf8), on: connection) else { return recordEarlyClose(request) }
+        if endless != nil || generatedLength != nil {
+            var size = Self.generatedBodySendBuffer
+            setsockopt(connection, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let headBytes = Array(head.utf8)
+        guard send(headBytes[...], on: connection) == headBytes.count else { return recordEarlyClose(request) }
         if request.method == "HEAD" { return true }
 
-        let limit = min(behavior.dropAfter ?? body.count, body.count)
-        let chunkSize = behavior.trickle?.chunk ?? max(limit, 1)
-        var offset = 0
-        while offset < limit {
-            let end = min(offset + chunkSize, limit)
-            guard send(Array(body[offset..<end]), on: connection) else { return recordEarlyClose(request) }
-            offset = end
-            if let pause = behavior.trickle?.pause, offset < limit { sleep(pause) }
+        lock.withLock { bodiesInProgress[request.path, default: 0] += 1 }
+        defer { lock.withLock { bodiesInProgress[request.path, default: 0] -= 1 } }
+        if let endless {
+            // It ends only by failing: the client stopped reading, the server stopped, or the limit.
+            _ = sendGeneratedBody(length: Self.endlessBodyLimit, chunked: endless == .chunked, for: request, on: connection)
+            return recordEarlyClose(request)
+        }
+        if let generatedLength {
+            let length = min(behavior.dropAfter ?? generatedLength, generatedLength)
+            guard sendGeneratedBody(length: length, chunked: false, for: request, on: connection) else {
+                return recordEarlyClose(request)
+            }
+        } else {
+            let limit = min(behavior.dropAfter ?? body.count, body.count)
+            let chunkSize = behavior.trickle?.chunk ?? max(limit, 1)
+            var offset = 0
+            while offset < limit {
+                let end = min(offset + chunkSize, limit)
+                guard sendBody(body[offset..<end], for: request, on: connection) else { return recordEarlyClose(request) }
+                offset = end
+                if let interval = behavior.trickle?.pause, offset < limit { pause(interval) }
+            }
         }
         // A dropped, over-claimed or close-delimited body ends the connection.
         return behavior.dropAfter == nil && behavior.claimedLength == nil && !behavior.omitsContentLength
     }
+
+    /// The bytes every generated body repeats: 16 KiB, so the sent counts stay fine-grained.
+    private static let generatedBlock: [UInt8] = (0..<(16 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+
+    /// Sends `length` generated bytes, in chunked framing or as they are;
+    /// `false` when the client, or `stop()`, ended the connection first.
+    private func sendGeneratedBody(length: Int, chunked: Bool, for request: Request, on connection: Int32) -> Bool {
+        let block = Self.generatedBlock
+        let fullChunk = Self.chunk(block[...])
+        var remaining = length
+        while remaining > 0 {
+            let count = min(remaining, block.count)
+            let framed = if !chunked {
+                block[..<count]
+            } else if count == block.count {
+                fullChunk[...]
+            } else {
+                Self.chunk(block[..<count])[...]
+            }
+            let sent = send(framed, on: connection)
+            // Only the payload counts, also of a chunk cut short.
+            let prefix = chunked ? Self.chunkPrefix(count).count : 0
+            guard countSent(min(max(sent - prefix, 0), count), for: request), sent == framed.count else { return false }
+            remaining -= count
+        }
+        return true
+    }
+
+    /// The size line that opens a chunk of `count` bytes.
+    private static func chunkPrefix(_ count: Int) -> [UInt8] {
+        Array("\(String(count, radix: 16))\r\n".utf8)
+    }
+
+    /// `bytes` as one chunk of a chunked body.
+    private static func chunk(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        chunkPrefix(bytes.count) + bytes + Array("\r\n".utf8)
+    }
+
+    /// Sends part of a body and counts what went; `false` when the connection or the server ended.
+    private func sendBody(_ bytes: ArraySlice<UInt8>, for request: Request, on connection: Int32) -> Bool {
+        let sent = send(bytes, on: connection)
+        return countSent(sent, for: request) && sent == bytes.count
+    }
+
+    /// Adds `count` to the path's sent bytes; `false` once the server has stopped.
+    private func countSent(_ count: Int, for request: Request) -> Bool {
+        lock.withLock {
+            bodyBytesSent[request.path, default: 0] += count
+            return !stopped
+        }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
 
     private func recordEarlyClose(_ request: Request) -> Bool {
         lock.withLock { earlyCloses[request.path, default: 0] += 1 }
         return false
     }
 
-    private func send(_ bytes: [UInt8], on connection: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
+    /// Sends `bytes`; how many the kernel took, all of them unless the connection failed.
+    private func send(_ bytes: ArraySlice<UInt8>, on connection: Int32) -> Int {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent <= 0 { return false }
+            if sent <= 0 { break }
             offset += sent
         }
-        return true
+        return offset - bytes.startIndex
+    }
+
+    /// Waits `duration` in short steps, ending early when the server stops:
+    /// a trickle's pauses must not hold up `stop()`, which ends every connection.
+    private func pause(_ duration: Duration) {
+        let deadline = ContinuousClock.now + duration
+        while !isStopped {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return }
+            sleep(min(left, .milliseconds(5)))
+        }
     }
 
     private func sleep(_ duration: Duration) {
@@ -257,6 +398,11 @@ public final class TestHTTPServer: @unchecked Sendable {
     private static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
         case 304: "Not Modified"
         case 404: "Not Found"
         case 429: "Too Many Requests"
@@ -264,5 +410,34 @@ public final class TestHTTPServer: @unchecked Sendable {
         case 503: "Service Unavailable"
         default: "Status"
         }
+    }
+}
+
+extension TestHTTPServer.Behavior {
+    /// A redirect to `location` (absolute, or relative to the request's URL).
+    public static func redirect(to location: String, status: Int = 302) -> Self {
+        Self(status: status, headers: ["Location": location])
+    }
+
+    /// A 200 whose body never ends (see ``endlessBody``).
+    public static func endless(_ framing: TestHTTPServer.EndlessBody) -> Self {
+        var behavior = Self()
+        behavior.endlessBody = framing
+        return behavior
+    }
+
+    /// A 200 of `length` generated bytes, with that Content-Length, made as they are sent.
+    public static func generated(length: Int) -> Self {
+        var behavior = Self()
+        behavior.generatedBodyLength = length
+        return behavior
+    }
+
+    /// Takes the request and answers nothing, not even a status line, until
+    /// the server stops: the connection stays open and silent.
+    public static var headersNeverSent: Self {
+        var behavior = Self()
+        behavior.gate = ResponseGate()  // never opened
+        return behavior
     }
 }

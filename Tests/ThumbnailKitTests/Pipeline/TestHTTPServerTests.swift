@@ -2,11 +2,15 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TestSupport
 import Testing
 
 /// The loopback server the pipeline tests will use does what they need,
-/// checked with URLSession as the client.
+/// checked with URLSession as the client, or with a plain socket where the
+/// client must stop reading.
 @Suite final class TestHTTPServerTests {
     let server: TestHTTPServer
     let session = URLSession(configuration: .ephemeral)
@@ -73,6 +77,92 @@ import Testing
         let expected = await delegate.expectedLength()
         #expect(expected == 200 << 20)
     }
+
+    @Test func aRedirectSendsItsLocation() async throws {
+        server.route("/old", .redirect(to: server.url("/new")))
+        server.route("/new", .init(body: Array("moved here".utf8)))
+        let (data, response) = try await get("/old")
+        #expect(response.statusCode == 200 && String(decoding: data, as: UTF8.self) == "moved here")
+        #expect(server.requestCount("/old") == 1 && server.requestCount("/new") == 1)
+    }
+
+    @Test func aGeneratedBodyIsSentInFullAndCounted() async throws {
+        server.route("/generated", .generated(length: 3_000_000))
+        let (data, response) = try await get("/generated")
+        #expect(response.statusCode == 200 && data.count == 3_000_000)
+        #expect(response.expectedContentLength == 3_000_000)
+        #expect(try await eventually { self.server.bodiesBeingSent("/generated") == 0 })
+        #expect(server.sentBodyBytes("/generated") == 3_000_000)
+    }
+
+    @Test(arguments: [TestHTTPServer.EndlessBody.chunked, .closeDelimited])
+    func anEndlessBodyGoesOnUntilTheClientHangsUp(framing: TestHTTPServer.EndlessBody) async throws {
+        server.route("/endless", .endless(framing))
+        let port = server.port
+        let head = try await runBlocking {
+            let connection = try RawHTTPConnection(port: port, path: "/endless")
+            defer { connection.close() }
+            let head = try connection.readHead()
+            try connection.skip(4 << 20)
+            return head
+        }
+        #expect(!head.lowercased().contains("content-length"))
+        switch framing {
+        case .chunked: #expect(head.contains("Transfer-Encoding: chunked"))
+        case .closeDelimited: #expect(head.contains("Connection: close"))
+        }
+        #expect(try await eventually { self.server.bodiesBeingSent("/endless") == 0 }, "the send ended when the client hung up")
+        let sent = server.sentBodyBytes("/endless")
+        // At least the 4 MiB read, less chunk framing; far less than the 1 GiB an unstopped send reaches.
+        #expect(sent > 4_000_000 && sent < 64 << 20, "\(sent) bytes sent for 4 MiB read")
+        #expect(server.earlyCloseCount("/endless") == 1)
+    }
+
+    @Test func stopEndsAnEndlessBodyTheClientStoppedReading() async throws {
+        server.route("/endless", .endless(.chunked))
+        let port = server.port
+        let connection = try await runBlocking {
+            let connection = try RawHTTPConnection(port: port, path: "/endless")
+            _ = try connection.readHead()
+            try connection.skip(64 << 10)
+            return connection  // open, no longer read: the server's send blocks
+        }
+        defer { connection.close() }
+        #expect(try await eventually { self.server.bodiesBeingSent("/endless") == 1 })
+        server.stop()
+        #expect(try await eventually { self.server.bodiesBeingSent("/endless") == 0 })
+    }
+
+    @Test func stopEndsATricklesPause() async throws {
+        var trickle = TestHTTPServer.Behavior(body: [1, 2, 3])
+        trickle.trickle = (chunk: 1, pause: .seconds(600))
+        server.route("/trickle", trickle)
+        let port = server.port
+        let connection = try await runBlocking {
+            let connection = try RawHTTPConnection(port: port, path: "/trickle")
+            _ = try connection.readHead()
+            try connection.skip(1)
+            return connection
+        }
+        defer { connection.close() }
+        server.stop()
+        #expect(try await eventually(within: .seconds(30)) { self.server.bodiesBeingSent("/trickle") == 0 },
+                "the ten-minute pause ended with the server")
+    }
+
+    @Test func headersNeverSentKeepsTheConnectionSilentUntilStop() async throws {
+        server.route("/silent", .headersNeverSent)
+        let port = server.port
+        let connection = try await runBlocking { try RawHTTPConnection(port: port, path: "/silent") }
+        defer { connection.close() }
+        #expect(try await eventually { self.server.requestCount("/silent") == 1 })
+        #expect(server.acceptedConnections == 1)
+        let before = try await runBlocking { try connection.waitForBytes(timeoutMilliseconds: 200) }
+        #expect(before == .nothingYet, "not a byte while the server runs")
+        server.stop()
+        let after = try await runBlocking { try connection.waitForBytes(timeoutMilliseconds: 30_000) }
+        #expect(after == .closed, "closed, still without a byte, when the server stops")
+    }
 }
 
 /// Cancels a transfer as soon as the response headers arrive and reports the announced length.
@@ -103,5 +193,71 @@ final class HeadersOnly: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             return continuation
         }
         waiting?.resume(returning: response.expectedContentLength)
+    }
+}
+
+/// A blocking HTTP/1.1 client on a plain socket, for what URLSession cannot
+/// do: stop reading a body while keeping the connection open. Use it off the
+/// cooperative pool (``runBlocking(_:)``).
+struct RawHTTPConnection: Sendable {
+    enum Wait: Equatable {
+        case bytes
+        case nothingYet
+        case closed
+    }
+
+    let descriptor: Int32
+
+    /// Connects to 127.0.0.1:`port` and sends `GET path`.
+    init(port: UInt16, path: String) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard connected == 0, send(descriptor, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else {
+            Glibc.close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    /// Reads the response head, a byte at a time so no body byte is consumed.
+    func readHead() throws -> String {
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+            guard recv(descriptor, &byte, 1, 0) == 1 else { throw POSIXError(.ECONNRESET) }
+            head.append(byte)
+        }
+        return String(decoding: head, as: UTF8.self)
+    }
+
+    /// Reads and discards `count` bytes.
+    func skip(_ count: Int) throws {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var left = count
+        while left > 0 {
+            let got = recv(descriptor, &buffer, min(left, buffer.count), 0)
+            guard got > 0 else { throw POSIXError(.ECONNRESET) }
+            left -= got
+        }
+    }
+
+    /// Waits up to `timeoutMilliseconds` for the connection to become readable,
+    /// and says whether bytes came, the server closed it, or nothing happened.
+    func waitForBytes(timeoutMilliseconds: Int32) throws -> Wait {
+        var descriptors = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptors, 1, timeoutMilliseconds) > 0 else { return .nothingYet }
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK)) > 0 ? .bytes : .closed
+    }
+
+    func close() {
+        Glibc.close(descriptor)
     }
 }

@@ -1,0 +1,361 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailKit
+
+/// `thumbnailer warm` end to end against a server that misbehaves on purpose:
+/// endless and huge bodies, redirects to other schemes, in loops and in long
+/// chains, private addresses, silence, a trickle, lengths that lie. Every run
+/// mixes the hostile items with valid images and checks that exactly the
+/// hostile ones fail, with a reason that says why, that nothing of them is
+/// cached, that every valid image is, and, where it matters, how much memory
+/// the process and how many bytes the server spent on them.
+///
+/// One case at a time: each child's memory is measured and guarded, and the
+/// low-speed limits assume a machine that is not saturated by its neighbours.
+@Suite(.serialized) final class HostileServerTests: Sendable {
+    let server: TestHTTPServer
+    let temporary: TemporaryDirectory
+    var cacheDirectory: String { temporary.path("cache") }
+
+    /// The valid images, the test images `WarmCommandTests` uses (3.4 MB together).
+    static let images = [
+        "photo-aitzgorri-baseline-3000x1998.jpg", "photo-friends-portrait-1000x1502.jpg",
+        "photo-life-adam7-rgb-640x480.png", "photo-picosdeeuropa-progressive-2048x1536.jpg",
+        "photo-sunset-rgba-vignette-1024x683.png", "jpeg-baseline-420-gradient-256x192.jpg",
+    ]
+
+    /// Valid images small enough for the memory bounds: warming these six alone
+    /// peaks at 40.5 MiB (debug build, today's URLSession transport), against
+    /// 55 MiB for ``images``; each is under 1 MiB.
+    static let smallImages = [
+        "jpeg-baseline-420-gradient-256x192.jpg", "jpeg-progressive-444-gradient-256x192.jpg",
+        "png-rgba-8bit-67x43.png", "png-rgb-8bit-67x43-adam7.png",
+        "jpeg-gray-baseline-256x192.jpg", "photo-friends-portrait-1000x1502.jpg",
+    ]
+
+    /// The bound on a whole run's peak RSS while endless bodies are refused.
+    static let peakResidentLimit = 64 << 20
+
+    /// Guards, not assertions: a transport that reads without limit is killed
+    /// in seconds instead of running for minutes or eating gigabytes (the
+    /// server also stops an endless body after 1 GiB).
+    static let guardLimits = ChildProcess.Limits(duration: .seconds(30), residentBytes: 1 << 30)
+
+    init() throws {
+        server = try TestHTTPServer()
+        temporary = try TemporaryDirectory()
+    }
+
+    deinit { server.stop() }
+
+    /// The hardened transport's options, in one place. The feeds and images are
+    /// on 127.0.0.1, which the default policy for a web feed refuses, so
+    /// private addresses are allowed unless a case is about them; one attempt
+    /// per image and a 2 s low-speed window keep the slow cases to seconds.
+    /// A binary without these options exits 64 (usage) and every case fails.
+    static func transportOptions(privateAddresses: String = "allow", maximumDownload: String? = nil) -> [String] {
+        ["--private-addresses", privateAddresses, "--retries", "1", "--low-speed-time", "2"]
+            + (maximumDownload.map { ["--max-download-bytes", $0] } ?? [])
+    }
+
+    // MARK: - Endless and huge bodies
+
+    @Test(arguments: [2, 12])
+    func endlessBodiesEndAtTheSizeCapAndTheRunStaysUnder64MiB(count: Int) async throws {
+        let endless = (0..<count).map { index in
+            let path = "/endless/\(index)"
+            server.route(path, .endless(index.isMultiple(of: 2) ? .chunked : .closeDelimited))
+            return path
+        }
+        let valid = try serveValidImages(Self.smallImages)
+        // Six transfers at once (warm's default concurrency), each allowed 1 MiB:
+        // a transport that holds at most the cap per transfer stays well inside
+        // the 23 MiB between the valid images' 40.5 MiB and the bound.
+        let run = try await warm(serveFeed(endless.map(server.url) + valid), Self.transportOptions(maximumDownload: "1M"))
+
+        try expectOnly(Dictionary(uniqueKeysWithValues: endless.map { (server.url($0), .saying("exceeds the limit of")) }),
+                       failedIn: run, valid: valid)
+        // URLSession, which has no backpressure, measured without the new options
+        // (2026-11-23): 989 and 2303 MiB with two endless bodies, each read for
+        // 375 MB to 1 GiB; past the 1 GiB guard within seconds with twelve.
+        #expect(run.outcome.peakResidentBytes < Self.peakResidentLimit,
+                "peak RSS \(run.outcome.peakResidentBytes >> 20) MiB with \(count) endless bodies")
+        for path in endless {
+            let sent = try await finalSentBodyBytes(path)
+            #expect(sent < 32 << 20, "\(path): the client read on past its 1 MiB cap (the server sent \(sent) bytes)")
+        }
+    }
+
+    @Test func twelveBodiesAnnouncing200MBAreRefusedBeforeTheirBodiesAndTwentyValidImagesAreCached() async throws {
+        let big = (0..<12).map { "/big/\($0).jpg" }
+        for path in big { server.route(path, .generated(length: 200_000_000)) }
+        let valid = try serveValidImages(count: 20)
+        let hostile = big.map(server.url)
+        let interleaved = (0..<20).flatMap { index in [valid[index]] + (index < hostile.count ? [hostile[index]] : []) }
+        let run = try await warm(serveFeed(interleaved), Self.transportOptions())
+
+        try expectOnly(Dictionary(uniqueKeysWithValues: hostile.map { ($0, .saying("exceeds the limit of")) }),
+                       failedIn: run, valid: valid)
+        for path in big {
+            let sent = try await finalSentBodyBytes(path)
+            #expect(sent <= 1 << 20, "\(path): the server sent \(sent) bytes of a body refused by its Content-Length")
+        }
+    }
+
+    // MARK: - Redirects
+
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/x", "dict://127.0.0.1/x"])
+    func aRedirectToAnotherSchemeIsNotFollowed(target: String) async throws {
+        server.route("/moved.jpg", .redirect(to: target))
+        let hostile = server.url("/moved.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .saying("redirected to \(target)", "only http and https")],
+                       failedIn: run, valid: valid, alsoUncached: [target])
+    }
+
+    @Test func aRedirectLoopIsAbandonedAfterFiveRedirects() async throws {
+        server.route("/loop/a.jpg", .redirect(to: server.url("/loop/b.jpg")))
+        server.route("/loop/b.jpg", .redirect(to: server.url("/loop/a.jpg")))
+        let hostile = server.url("/loop/a.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .saying("more than 5 redirects")], failedIn: run, valid: valid,
+                       alsoUncached: [server.url("/loop/b.jpg")])
+        let requests = server.requestCount("/loop/a.jpg") + server.requestCount("/loop/b.jpg")
+        #expect(requests <= 6, "the first request and five redirects at most, not \(requests)")
+    }
+
+    @Test func aChainOfSixRedirectsIsAbandonedWhileOneOfFiveIsFollowed() async throws {
+        let bytes = try Fixtures.bytes(ofTestImage: Self.images[5])
+        server.route("/images/after-six.jpg", .init(body: bytes))
+        server.route("/images/after-five.jpg", .init(body: bytes))
+        let sixHops = serveRedirectChain("/six", redirects: 6, to: server.url("/images/after-six.jpg"))
+        let fiveHops = serveRedirectChain("/five", redirects: 5, to: server.url("/images/after-five.jpg"))
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([sixHops, fiveHops] + valid), Self.transportOptions())
+
+        try expectOnly([sixHops: .saying("more than 5 redirects")], failedIn: run, valid: valid + [fiveHops],
+                       alsoUncached: [server.url("/images/after-six.jpg")])
+        #expect(server.requestCount("/images/after-six.jpg") == 0, "the sixth redirect was not followed")
+        #expect(server.requestCount("/images/after-five.jpg") == 1, "the fifth was")
+    }
+
+    @Test func aRedirectToAnEndlessBodyEndsAtTheSizeCap() async throws {
+        server.route("/to-endless.jpg", .redirect(to: server.url("/endless")))
+        server.route("/endless", .endless(.chunked))
+        let hostile = server.url("/to-endless.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions(maximumDownload: "1M"))
+
+        try expectOnly([hostile: .saying("exceeds the limit of")], failedIn: run, valid: valid,
+                       alsoUncached: [server.url("/endless")])
+        let sent = try await finalSentBodyBytes("/endless")
+        #expect(sent < 32 << 20, "the client read on past its 1 MiB cap (the server sent \(sent) bytes)")
+    }
+
+    @Test func aRedirectToABodyAnnouncing200MBIsRefusedBeforeTheBody() async throws {
+        server.route("/to-big.jpg", .redirect(to: server.url("/big.jpg")))
+        server.route("/big.jpg", .generated(length: 200_000_000))
+        let hostile = server.url("/to-big.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .saying("exceeds the limit of")], failedIn: run, valid: valid,
+                       alsoUncached: [server.url("/big.jpg")])
+        let sent = try await finalSentBodyBytes("/big.jpg")
+        #expect(sent <= 1 << 20, "the server sent \(sent) bytes of a body refused by its Content-Length")
+    }
+
+    // MARK: - Private addresses
+
+    /// The policy is about addresses, not about where the feed came from:
+    /// `--private-addresses refuse` refuses loopback, private and link-local
+    /// addresses for every network URL, a local feed's too, and it is checked
+    /// before connecting, for the first request and for every redirect. Local
+    /// files are no network address and stay allowed, so the valid images here
+    /// are files. With the policy on, this loopback server cannot be reached at
+    /// all, so its redirect to 10.1.2.3 is never even asked for: a redirect from
+    /// a public server to a private one cannot be shown end to end on this
+    /// machine, only that the first hop is refused without a connection.
+    @Test func withPrivateAddressesRefusedLoopbackAndPrivateImagesAreRefusedWithoutConnecting() async throws {
+        server.route("/to-private.jpg", .redirect(to: "http://10.1.2.3/x.jpg"))
+        let loopback = server.url("/to-private.jpg")
+        let direct = "http://10.1.2.3/img.jpg"
+        let valid = Self.images.map { "file://" + Fixtures.testImage($0) }
+        let feed = temporary.path("feed.json")
+        try Data(Self.jsonFeed([loopback, direct] + valid)).write(to: URL(fileURLWithPath: feed))
+        let run = try await warm(feed, Self.transportOptions(privateAddresses: "refuse"))
+
+        try expectOnly([loopback: .saying("private address", "127.0.0.1"), direct: .saying("private address", "10.1.2.3")],
+                       failedIn: run, valid: valid)
+        #expect(server.acceptedConnections == 0, "the loopback server saw no connection")
+    }
+
+    @Test func byDefaultAWebFeedOnALoopbackAddressIsRefusedWithoutConnecting() async throws {
+        let valid = try serveValidImages()
+        let feed = serveFeed(valid)
+        // No --private-addresses: refuse is the default for a web feed.
+        let arguments = ["warm", feed, "--cache-dir", cacheDirectory, "--json"]
+        let outcome = try await runBlocking { try ChildProcess.run(arguments, limits: Self.guardLimits) }
+
+        #expect(outcome.limitExceeded == nil, "\(outcome.limitExceeded ?? "")")
+        #expect(outcome.status == 2, "the feed itself cannot be fetched: \(outcome.standardError)")
+        #expect(outcome.standardError.contains("private address"), "\(outcome.standardError)")
+        #expect(server.acceptedConnections == 0, "the loopback server saw no connection")
+    }
+
+    // MARK: - Slow and lying servers
+
+    @Test func aServerThatNeverSendsItsHeadersIsAbandoned() async throws {
+        server.route("/silent.jpg", .headersNeverSent)
+        let hostile = server.url("/silent.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .sayingOneOf("timed out", "stalled")], failedIn: run, valid: valid)
+    }
+
+    @Test func aBodyTricklingOneByteEveryTwoSecondsIsAbandonedAsStalled() async throws {
+        var trickling = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[5]))
+        trickling.trickle = (chunk: 1, pause: .seconds(2))
+        server.route("/trickle.jpg", trickling)
+        let hostile = server.url("/trickle.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .saying("stalled")], failedIn: run, valid: valid)
+    }
+
+    @Test func aBodyShorterThanItsContentLengthIsTruncated() async throws {
+        var short = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[1]))
+        short.claimedLength = short.body.count + 100_000
+        server.route("/short.jpg", short)
+        let hostile = server.url("/short.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .saying("connection closed after")], failedIn: run, valid: valid)
+    }
+
+    /// The client reads what the Content-Length announces and no more: the
+    /// image arrives cut, and the decoder, not the transport, refuses it.
+    @Test func aBodyLongerThanItsContentLengthArrivesCutAndIsNotCached() async throws {
+        var long = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[1]))
+        long.claimedLength = long.body.count / 2
+        server.route("/long.jpg", long)
+        let hostile = server.url("/long.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([hostile] + valid), Self.transportOptions())
+
+        try expectOnly([hostile: .sayingOneOf("truncated", "corrupt")], failedIn: run, valid: valid)
+    }
+
+    // MARK: - Helpers
+
+    /// What a failure's reason must say: all of the phrases, or one of them.
+    struct Reason: CustomStringConvertible {
+        let phrases: [String]
+        let needsAll: Bool
+
+        static func saying(_ phrases: String...) -> Reason { Reason(phrases: phrases, needsAll: true) }
+        static func sayingOneOf(_ phrases: String...) -> Reason { Reason(phrases: phrases, needsAll: false) }
+
+        func matches(_ reason: String) -> Bool {
+            needsAll ? phrases.allSatisfy(reason.contains) : phrases.contains(where: reason.contains)
+        }
+
+        var description: String { (needsAll ? "all of " : "one of ") + phrases.map { "\"\($0)\"" }.joined(separator: ", ") }
+    }
+
+    /// A finished `warm --json`.
+    struct Run {
+        let outcome: ChildProcess.Outcome
+        let summary: [String: Any]
+        /// The summary's failures: URL to reason.
+        let failures: [String: String]
+    }
+
+    /// Runs `thumbnailer warm FEED --cache-dir … --json` with `options`, under ``guardLimits``.
+    func warm(_ feed: String, _ options: [String]) async throws -> Run {
+        let arguments = ["warm", feed, "--cache-dir", cacheDirectory, "--json"] + options
+        let outcome = try await runBlocking { try ChildProcess.run(arguments, limits: Self.guardLimits) }
+        let summary = (try? JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8))) as? [String: Any] ?? [:]
+        let listed = summary["failures"] as? [[String: String]] ?? []
+        let failures = Dictionary(listed.compactMap { failure in failure["url"].map { ($0, failure["reason"] ?? "") } }) { first, _ in first }
+        return Run(outcome: outcome, summary: summary, failures: failures)
+    }
+
+    /// The run ended with exit status 1 and failed exactly the `hostile` URLs,
+    /// each for the reason given; nothing is cached for them (nor for
+    /// `alsoUncached`, e.g. where they redirect); every `valid` URL has its
+    /// original and its one thumbnail, and nothing else is stored.
+    func expectOnly(_ hostile: [String: Reason], failedIn run: Run, valid: [String], alsoUncached: [String] = [],
+                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let outcome = run.outcome
+        #expect(outcome.limitExceeded == nil, "\(outcome.limitExceeded ?? "")", sourceLocation: sourceLocation)
+        #expect(outcome.status == 1, "exit status \(outcome.status): \(outcome.standardError)", sourceLocation: sourceLocation)
+        // Without a summary (a usage error, a crash) the checks below would only repeat that.
+        try #require(!run.summary.isEmpty, "no JSON summary", sourceLocation: sourceLocation)
+        #expect(Set(run.failures.keys) == Set(hostile.keys), "failures: \(run.failures)", sourceLocation: sourceLocation)
+        for (url, expected) in hostile {
+            let reason = run.failures[url] ?? ""
+            #expect(expected.matches(reason), "\(url) failed with \"\(reason)\", which should say \(expected)",
+                    sourceLocation: sourceLocation)
+        }
+        #expect(run.summary["fetched"] as? Int == valid.count, "fetched: \(run.summary["fetched"] ?? "nothing")",
+                sourceLocation: sourceLocation)
+
+        let cache = try DiskCache(directory: cacheDirectory)
+        let cached = (Array(hostile.keys) + alsoUncached).filter { cache.containsEntry(forKey: $0, in: .originals) }
+        #expect(cached.isEmpty, "stored for a hostile item: \(cached)", sourceLocation: sourceLocation)
+        let missing = valid.filter { !cache.containsEntry(forKey: $0, in: .originals) }
+        #expect(missing.isEmpty, "valid images not stored: \(missing)", sourceLocation: sourceLocation)
+        let statistics = try cache.statistics()
+        #expect(statistics.entries[.originals] == valid.count, "originals: \(statistics.entries)", sourceLocation: sourceLocation)
+        #expect(statistics.entries[.thumbnails] == valid.count, "one thumbnail per valid image: \(statistics.entries)",
+                sourceLocation: sourceLocation)
+    }
+
+    /// Serves `count` valid images (default: one of each of `names`), cycling
+    /// through `names`, each at a path of its own; returns their URLs.
+    func serveValidImages(_ names: [String] = images, count: Int? = nil) throws -> [String] {
+        let bytes = try names.map(Fixtures.bytes(ofTestImage:))
+        return (0..<(count ?? names.count)).map { index in
+            let path = "/images/\(index)-\(names[index % names.count])"
+            server.route(path, .init(body: bytes[index % names.count]))
+            return server.url(path)
+        }
+    }
+
+    /// A JSON Feed listing `urls`, one item each.
+    static func jsonFeed(_ urls: [String]) -> [UInt8] {
+        let items = urls.enumerated().map { index, url in #"{"id": "\#(index)", "image": "\#(url)"}"# }
+        return Array(#"{"version": "https://jsonfeed.org/version/1.1", "title": "Hostile", "items": [\#(items.joined(separator: ","))]}"#.utf8)
+    }
+
+    /// Serves a JSON Feed listing `urls` at /feed.json and returns its URL.
+    func serveFeed(_ urls: [String]) -> String {
+        server.route("/feed.json", .init(body: Self.jsonFeed(urls)))
+        return server.url("/feed.json")
+    }
+
+    /// `<prefix>/0` redirects to `<prefix>/1` and so on, `redirects` times in
+    /// all, the last to `target`; returns the URL of `<prefix>/0`.
+    func serveRedirectChain(_ prefix: String, redirects: Int, to target: String) -> String {
+        for hop in 0..<redirects {
+            server.route("\(prefix)/\(hop)", .redirect(to: hop + 1 < redirects ? server.url("\(prefix)/\(hop + 1)") : target))
+        }
+        return server.url("\(prefix)/0")
+    }
+
+    /// The body bytes the server sent for `path`, once it has stopped sending them.
+    func finalSentBodyBytes(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+        let ended = try await eventually { self.server.bodiesBeingSent(path) == 0 }
+        #expect(ended, "the server is still sending \(path)", sourceLocation: sourceLocation)
+        return server.sentBodyBytes(path)
+    }
+}
