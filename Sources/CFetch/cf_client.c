@@ -30,6 +30,8 @@ typedef struct cf_transfer {
     char *redirect_target;
     int responded;
     int paused;
+    /* Whether the transfer was started again on a fresh connection after a reused one answered garbage. */
+    int retried_fresh;
     /* Why we stopped the transfer ourselves, when we did; CF_DONE otherwise. */
     cf_outcome stopped_because;
     char refused_address[64];
@@ -276,7 +278,9 @@ static cf_outcome cf_outcome_of(cf_transfer *t, CURLcode code) {
     case CURLE_PARTIAL_FILE: return CF_TRUNCATED;
     case CURLE_URL_MALFORMAT: return CF_UNSUPPORTED_URL;
     case CURLE_UNSUPPORTED_PROTOCOL:
-        return t->location != NULL || t->redirect_target != NULL ? CF_REDIRECT_REFUSED : CF_UNSUPPORTED_URL;
+        /* The first URL's scheme is checked before starting; otherwise this is a redirect elsewhere, or
+           a reply that is not HTTP at all (libcurl calls that HTTP/0.9 and refuses it the same way). */
+        return t->location != NULL || t->redirect_target != NULL ? CF_REDIRECT_REFUSED : CF_NETWORK;
     case CURLE_OPERATION_TIMEDOUT:
         /* libcurl reports the speed floor and its timeouts with one code; only its message tells them apart. */
         return strstr(t->error, "too slow") != NULL ? CF_STALLED : CF_TIMED_OUT;
@@ -286,7 +290,32 @@ static cf_outcome cf_outcome_of(cf_transfer *t, CURLcode code) {
     }
 }
 
+/*
+ * A reused connection can hold bytes a lying server sent past its Content-Length, which the next
+ * response on it then starts with: garbage to libcurl. One retry on a fresh connection keeps a
+ * lying server from failing a request that did nothing wrong.
+ */
+static int cf_should_retry_fresh(cf_transfer *t, CURLcode code) {
+    if (t->retried_fresh || t->responded || t->received > 0 || t->stopped_because != CF_DONE) return 0;
+    if (code != CURLE_UNSUPPORTED_PROTOCOL && code != CURLE_WEIRD_SERVER_REPLY && code != CURLE_GOT_NOTHING
+        && code != CURLE_RECV_ERROR)
+        return 0;
+    if (code == CURLE_UNSUPPORTED_PROTOCOL && (t->location != NULL || t->redirect_target != NULL)) return 0;
+    long new_connections = -1;
+    curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &new_connections);
+    return new_connections == 0;
+}
+
 static void cf_finish(cf_client *client, cf_transfer *t, CURLcode code) {
+    if (cf_should_retry_fresh(t, code)) {
+        curl_multi_remove_handle(client->multi, t->easy);
+        t->retried_fresh = 1;
+        t->header_bytes = 0;
+        t->error[0] = '\0';
+        cf_free_head(t);
+        curl_easy_setopt(t->easy, CURLOPT_FRESH_CONNECT, 1L);
+        if (curl_multi_add_handle(client->multi, t->easy) == CURLM_OK) return;
+    }
     for (cf_transfer **link = &client->running; *link != NULL; link = &(*link)->next) {
         if (*link == t) {
             *link = t->next;

@@ -6,8 +6,19 @@ import Darwin
 
 /// This process's memory, as the kernel counts it.
 public enum ProcessMemory {
-    /// The most resident memory the process has used so far, in bytes.
+    /// The most resident memory this program has used so far, in bytes:
+    /// `VmHWM` from /proc on Linux. Not `getrusage`'s `ru_maxrss`, which a
+    /// process started by `posix_spawn` inherits from its parent: the child runs
+    /// in the parent's memory until `exec`, and `exec` keeps that peak.
     public static var peakResidentBytes: Int {
+        #if canImport(Glibc)
+        if let highWater = statusField("VmHWM:") { return highWater }
+        #endif
+        return peakResidentBytesSinceStart
+    }
+
+    /// `getrusage`'s peak, which on Linux includes what a spawning parent used before `exec`.
+    private static var peakResidentBytesSinceStart: Int {
         var usage = rusage()
         #if canImport(Glibc)
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
@@ -21,16 +32,23 @@ public enum ProcessMemory {
     /// Resident memory now, in bytes (`VmRSS` from /proc on Linux; the peak elsewhere).
     public static var residentBytes: Int {
         #if canImport(Glibc)
-        guard let file = fopen("/proc/self/status", "r") else { return peakResidentBytes }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 256)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("VmRSS:"), let kib = Int(text.dropFirst(6).filter(\.isNumber)) { return kib * 1024 }
-        }
-        return peakResidentBytes
+        return statusField("VmRSS:") ?? peakResidentBytes
         #else
         return peakResidentBytes
         #endif
     }
+
+    #if canImport(Glibc)
+    /// A `kB` field of /proc/self/status, in bytes.
+    private static func statusField(_ name: String) -> Int? {
+        guard let file = fopen("/proc/self/status", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix(name), let kib = Int(text.dropFirst(name.count).filter(\.isNumber)) { return kib * 1024 }
+        }
+        return nil
+    }
+    #endif
 }

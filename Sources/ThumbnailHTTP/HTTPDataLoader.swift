@@ -41,6 +41,25 @@ public final class HTTPDataLoader: DataLoading {
         /// address is the one checked.
         case publicOnly
 
+        /// The policy for the images of a feed at `location`: ``publicOnly`` for a
+        /// feed on the web, whose author is a stranger who must not reach this
+        /// machine's or its network's private services through it; ``any`` for a
+        /// local feed (a file or path) or one on `localhost` or a private or
+        /// loopback address literal, which the user chose on their own machine or network.
+        public static func `default`(forFeedAt location: String) -> AddressPolicy {
+            guard SchemeRoutingDataLoader.isWebURL(location) else { return .any }
+            let authority = location.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true).dropFirst().first ?? ""
+            var host = String(authority.split(separator: "@").last ?? "")
+            if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+                host = String(host[host.index(after: host.startIndex)..<end])
+            } else if let colon = host.lastIndex(of: ":") {
+                host = String(host[..<colon])
+            }
+            host = host.lowercased()
+            if host == "localhost" || host.hasSuffix(".localhost") || isPrivate(host) == true { return .any }
+            return .publicOnly
+        }
+
         /// Whether ``publicOnly`` refuses a numeric IPv4 or IPv6 address; `nil` when `address` is not one.
         public static func isPrivate(_ address: String) -> Bool? {
             switch cf_address_is_private(address) {

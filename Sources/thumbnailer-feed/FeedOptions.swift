@@ -50,12 +50,12 @@ struct FeedOptions: ParsableArguments {
         guard retries >= 1 else { throw ValidationError("--retries must be at least 1") }
     }
 
-    /// The address policy: as asked, else public only for a feed on a public web host.
+    /// The address policy: as asked, else as ``HTTPDataLoader/AddressPolicy/default(forFeedAt:)`` decides.
     var addressPolicy: HTTPDataLoader.AddressPolicy {
         switch privateAddresses {
         case .allow?: .any
         case .refuse?: .publicOnly
-        case nil: Self.isPublicWebFeed(feed) ? .publicOnly : .any
+        case nil: .default(forFeedAt: feed)
         }
     }
 
@@ -75,21 +75,6 @@ struct FeedOptions: ParsableArguments {
         } catch {
             throw CommandFailure("cannot start HTTP: \(error)", exitCode: 1)
         }
-    }
-
-    /// An http(s) feed whose host is not `localhost` or a private address literal.
-    static func isPublicWebFeed(_ location: String) -> Bool {
-        guard SchemeRoutingDataLoader.isWebURL(location) else { return false }
-        let afterScheme = location.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true).dropFirst().first ?? ""
-        var host = afterScheme.split(separator: "@").last.map(String.init) ?? ""
-        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
-            host = String(host[host.index(after: host.startIndex)..<end])
-        } else if let colon = host.lastIndex(of: ":") {
-            host = String(host[..<colon])
-        }
-        let lowered = host.lowercased()
-        if lowered == "localhost" || lowered.hasSuffix(".localhost") { return false }
-        return HTTPDataLoader.AddressPolicy.isPrivate(lowered) != true
     }
 
     /// Opens (creating if needed) the disk cache; a failure exits 1.

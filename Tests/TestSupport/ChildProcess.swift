@@ -13,10 +13,12 @@ public struct ChildProcess: Sendable {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String
-        /// The child's peak resident set size, from `wait4`'s `ru_maxrss`
-        /// (KiB on Linux, bytes on Darwin). `exec` keeps the peak, so for
-        /// `thumbnailer warm` it is the larger of `thumbnailer` and the
-        /// `thumbnailer-feed` that replaced it.
+        /// The child's peak resident set size: its `VmHWM` in `/proc`, read
+        /// every 10 ms while it runs (0 where there is no `/proc`). Not
+        /// `wait4`'s `ru_maxrss`: `posix_spawn` runs the child in this
+        /// process's memory until `exec`, which keeps that peak, so
+        /// `ru_maxrss` would report the test process's own. A peak reached in
+        /// the child's last 10 ms can be missed; `warm --json` reports its own.
         public let peakResidentBytes: Int
         /// Why the child was killed for passing its ``Limits``; `nil` when it exited by itself.
         public let limitExceeded: String?
@@ -71,10 +73,7 @@ public struct ChildProcess: Sendable {
 
         /// Waits for the child to exit and collects its output.
         public func wait() -> Outcome {
-            var status: Int32 = 0
-            var usage = rusage()
-            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-            return outcome(status: status, usage: usage, limitExceeded: nil)
+            wait(within: Limits(duration: .seconds(24 * 3600), residentBytes: .max))
         }
 
         /// Waits for the child to exit, killing it (SIGKILL) as soon as it
@@ -82,48 +81,44 @@ public struct ChildProcess: Sendable {
         public func wait(within limits: Limits) -> Outcome {
             let deadline = ContinuousClock.now + limits.duration
             var status: Int32 = 0
-            var usage = rusage()
+            var peak = 0
             while true {
-                let reaped = wait4(pid, &status, WNOHANG, &usage)
-                if reaped == pid { return outcome(status: status, usage: usage, limitExceeded: nil) }
-                if reaped < 0 && errno != EINTR { return outcome(status: status, usage: usage, limitExceeded: nil) }
+                peak = max(peak, statusField("VmHWM:") ?? 0)
+                let reaped = waitpid(pid, &status, WNOHANG)
+                if reaped == pid { return outcome(status: status, peak: peak, limitExceeded: nil) }
+                if reaped < 0 && errno != EINTR { return outcome(status: status, peak: peak, limitExceeded: nil) }
                 var exceeded: String?
-                if let resident = residentBytes, resident > limits.residentBytes {
+                if let resident = statusField("VmRSS:"), resident > limits.residentBytes {
                     exceeded = "killed with \(resident >> 20) MiB resident, past the limit of \(limits.residentBytes >> 20) MiB"
                 } else if ContinuousClock.now >= deadline {
                     exceeded = "killed still running after \(limits.duration)"
                 }
                 if let exceeded {
                     sendSignal(SIGKILL, to: pid)
-                    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-                    return outcome(status: status, usage: usage, limitExceeded: exceeded)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    return outcome(status: status, peak: peak, limitExceeded: exceeded)
                 }
                 var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
                 nanosleep(&pause, nil)
             }
         }
 
-        /// The child's resident set now, from `/proc/<pid>/status`; `nil` where there is no `/proc`.
-        private var residentBytes: Int? {
+        /// A `kB` field of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`), in bytes; `nil` where there is no `/proc`.
+        private func statusField(_ name: String) -> Int? {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-                  let kibibytes = Int(line.dropFirst("VmRSS:".count).trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+                  let kibibytes = Int(line.dropFirst(name.count).trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
             else { return nil }
             return kibibytes << 10
         }
 
         /// The outcome of the reaped child; removes its output files.
-        private func outcome(status: Int32, usage: rusage, limitExceeded: String?) -> Outcome {
+        private func outcome(status: Int32, peak: Int, limitExceeded: String?) -> Outcome {
             defer { try? FileManager.default.removeItem(at: directory) }
             let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             func read(_ name: String) -> String {
                 (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
             }
-            #if os(Linux)
-            let peak = usage.ru_maxrss << 10
-            #else
-            let peak = usage.ru_maxrss
-            #endif
             return Outcome(status: exitStatus, standardOutput: read("stdout"), standardError: read("stderr"),
                            peakResidentBytes: peak, limitExceeded: limitExceeded)
         }

@@ -306,6 +306,16 @@ import ThumbnailKit
         for address in allowed { #expect(HTTPDataLoader.AddressPolicy.isPrivate(address) == false, "\(address)") }
         #expect(HTTPDataLoader.AddressPolicy.isPrivate("example.com") == nil)
     }
+
+    @Test func aFeedOnTheWebGetsPublicAddressesOnlyAndALocalOneAny() {
+        let strangers = ["https://example.com/feed.json", "http://93.184.216.34:8080/f.xml", "HTTP://user@Example.com/rss",
+                         "https://[2606:4700::1111]/feed", "http://localhost.example.com/feed"]
+        let ours = ["feed.json", "/srv/feed.json", "file:///srv/feed.json", "http://localhost:8000/feed.json",
+                    "http://127.0.0.1:8080/f", "http://[::1]:9/f", "https://192.168.1.20/feed", "http://app.localhost/f",
+                    "http://user:pw@10.0.0.5/feed"]
+        for feed in strangers { #expect(HTTPDataLoader.AddressPolicy.default(forFeedAt: feed) == .publicOnly, "\(feed)") }
+        for feed in ours { #expect(HTTPDataLoader.AddressPolicy.default(forFeedAt: feed) == .any, "\(feed)") }
+    }
 }
 
 /// The bound on memory: however fast servers send, each transfer holds at
