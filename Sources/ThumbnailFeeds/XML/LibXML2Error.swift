@@ -1,7 +1,5 @@
-/// What the libxml2 error codes that `XMLParser` reports (as `NSError.code`) mean, from libxml2's xmlerror.h.
-///
-/// FoundationXML on Linux passes on libxml2's code but not its message, and its `XMLParser.ErrorCode` cases
-/// are numbered one below libxml2's, so the codes are read here directly.
+/// What libxml2's error codes (`xmlParserErrors`, in xmlerror.h) mean, in words for the person whose feed
+/// it is: libxml2's own messages name its internals ("StartTag: invalid element name").
 enum LibXML2Error {
     /// Warnings, and namespace errors (200…299), which do not stop reading: feeds in the wild use a prefix
     /// they forgot to declare, or an undeclared HTML entity under an RSS 0.91 DOCTYPE; the element or the
