@@ -88,7 +88,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // warm and browse: the commands that need HTTP and feed parsing (Foundation).
+        // warm and browse: the commands that need HTTP (Foundation, through
+        // ThumbnailHTTP's URLSession) and feed parsing.
         .executableTarget(
             name: "thumbnailer-feed",
             dependencies: [
