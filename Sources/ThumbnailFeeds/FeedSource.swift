@@ -5,8 +5,9 @@
 ///
 /// Web URLs are parsed, checked and resolved by libcurl (`CurlURL`), the library that fetches them, once
 /// the loose spellings feeds use are percent-encoded (`URLReference`). File URLs are resolved here, on
-/// their decoded paths: libcurl 7.88 cannot resolve against `file:///` (a feed at the root) and spells
-/// that URL `file://(nil)`.
+/// their decoded paths, since their spelling is this type's own (no query or fragment, every escape
+/// decoded and encoded again); libcurl 7.88 would also spell the root `file://(nil)` and resolve nothing
+/// against it.
 struct FeedSource {
     /// What became of one image URL of the feed.
     enum Resolution {
