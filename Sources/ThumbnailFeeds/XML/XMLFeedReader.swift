@@ -113,7 +113,7 @@ final class XMLFeedReader: XMLEventHandler {
     func error(code: Int, message: String, line: Int, column: Int) {
         guard failure == nil, LibXML2Error.isFatal(code: code) else { return }
         let column = line == 1 ? skipped.column + column - 1 : column
-        failure = .malformedXML(line: skipped.line + line - 1, column: column, reason: LibXML2Error.reason(code: code))
+        failure = .malformedXML(line: skipped.line + line - 1, column: column, reason: LibXML2Error.reason(code: code, message: message))
     }
 
     // MARK: - Reading
