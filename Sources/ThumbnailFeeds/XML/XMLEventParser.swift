@@ -60,10 +60,20 @@ enum XMLEventParser {
             // What XML_PARSE_NOENT would also do, without its loading: attribute values get a plain "&"
             // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder.
             context.pointee.replaceEntities = 1
-            _ = xmlParseChunk(context, start + 4, Int32(bytes.count - 4), 1)
+            var offset = 4
+            repeat {
+                let end = min(offset + chunkSize, bytes.count)
+                _ = xmlParseChunk(context, start + offset, Int32(end - offset), end == bytes.count ? 1 : 0)
+                offset = end
+            } while offset < bytes.count && !handler.isFinished
         }
         withExtendedLifetime(session) {}
     }
+
+    /// How much of the document libxml2 is given at a time. Given more than 10 MB at once, it stops with
+    /// "Huge input lookup" (its limit on looking ahead, without XML_PARSE_HUGE, which would also lift the
+    /// limits on names and text); pieces also keep its buffer small.
+    private static let chunkSize = 1 << 20
 
     /// The handler and the parser context, for the callbacks (libxml2's user data).
     private final class Session {
