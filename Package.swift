@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // libxml2's SAX2 parser, for RSS and Atom (the same libxml2 FoundationXML wraps).
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
         // GNU Nettle, for SHA-256 (cache file names and checksums): small, so it
         // costs a process next to nothing to load (OpenSSL's libcrypto cost 3.8 ms).
         .systemLibrary(
@@ -61,10 +67,12 @@ let package = Package(
             name: "ThumbnailHTTP",
             dependencies: ["ThumbnailKit", "CFetch"]
         ),
-        // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. Uses
-        // Foundation's JSON and XML parsers, so it stays out of ThumbnailKit.
+        // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. No
+        // Foundation: its own JSON reader, libxml2 for XML, libcurl's URL API
+        // for resolving image URLs.
         .target(
-            name: "ThumbnailFeeds"
+            name: "ThumbnailFeeds",
+            dependencies: ["CLibXML2", "CCurl"]
         ),
         // The terminal list front end's pieces: thumbnails as half-block cells,
         // a diffing screen buffer, key decoding, layout. No Foundation.
@@ -85,7 +93,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // warm and browse: the commands that need HTTP and feed parsing (Foundation).
+        // warm and browse: the commands that need HTTP (Foundation, through
+        // ThumbnailHTTP's URLSession) and feed parsing.
         .executableTarget(
             name: "thumbnailer-feed",
             dependencies: [

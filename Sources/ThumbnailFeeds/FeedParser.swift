@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Turns a feed document into the images it lists: JSON Feed 1.1, RSS 2.0 (enclosures, Media RSS), Atom
 /// (enclosure links, Media RSS) or plain JSON (an array of image URLs or of objects naming an image).
@@ -42,7 +46,7 @@ public struct FeedParser: Sendable {
     /// - Throws: `FeedError`: malformed JSON or XML with the line and column, an unexpected structure with
     ///   its JSON path, an unrecognised format, refused XML, or `noImages` when no item names an image.
     public func parse(_ bytes: [UInt8], source: String) throws(FeedError) -> Feed {
-        let origin = try FeedSource(source, currentDirectory: FileManager.default.currentDirectoryPath)
+        let origin = try FeedSource(source, currentDirectory: Self.currentDirectory)
         let document = try read(bytes)
         return try feed(from: document, origin: origin)
     }
@@ -99,7 +103,14 @@ public struct FeedParser: Sendable {
 
     /// Titles without surrounding whitespace (XML titles often sit on their own lines); blank is none.
     private static func cleanTitle(_ title: String?) -> String? {
-        guard let trimmed = title?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
-        return trimmed
+        guard let trimmed = title?.trimmingWhitespace(), !trimmed.isEmpty else { return nil }
+        return String(trimmed)
+    }
+
+    /// The process's current directory, `""` when it cannot be read (it was removed).
+    private static var currentDirectory: String {
+        guard let path = getcwd(nil, 0) else { return "" }
+        defer { free(path) }
+        return String(cString: path)
     }
 }

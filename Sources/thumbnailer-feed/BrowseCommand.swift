@@ -1,6 +1,5 @@
 import ArgumentParser
 import CommandLineSupport
-import Foundation
 import Logging
 import ThumbnailFeeds
 import ThumbnailHTTP

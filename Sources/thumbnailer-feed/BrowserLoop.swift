@@ -1,7 +1,11 @@
 import CommandLineSupport
-import Foundation
 import ThumbnailKit
 import ThumbnailTerminal
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs a ``ListBrowser`` in the terminal: keys from a reading thread,
 /// resizes and termination from signals, a clock for the spinners, all
@@ -26,7 +30,7 @@ import ThumbnailTerminal
         session.enter()
         defer { session.restore() }
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
-        Thread {
+        DetachedThread.start {
             var buffer = [UInt8](repeating: 0, count: 256)
             while true {
                 let count = read(STDIN_FILENO, &buffer, buffer.count)
@@ -37,7 +41,7 @@ import ThumbnailTerminal
                 }
                 sink.yield(.input(Array(buffer[..<count])))
             }
-        }.start()
+        }
         let signals = SignalWatcher([SIGWINCH, SIGTERM, SIGINT, SIGHUP]) { signalNumber in
             sink.yield(signalNumber == SIGWINCH ? .resize : .quit)
         }
@@ -54,7 +58,7 @@ import ThumbnailTerminal
 
         let size = session.size
         let browser = ListBrowser(items: items, pipeline: pipeline, columns: size.columns, rows: size.rows,
-                                  rowHeight: rowHeight, colorMode: .detect(environment: ProcessInfo.processInfo.environment))
+                                  rowHeight: rowHeight, colorMode: .detect(environment: Self.environment()))
         var decoder = KeyDecoder()
         var shown: ScreenBuffer?
         var lastDrawn = ContinuousClock.now - .seconds(1)
@@ -86,5 +90,19 @@ import ThumbnailTerminal
                 draw(force: true)
             }
         }
+    }
+
+    /// The process's environment variables (`NAME=value` entries of `environ`).
+    private static func environment() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return variables
     }
 }

@@ -1,6 +1,10 @@
 import CommandLineSupport
-import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Turns Ctrl-C (SIGINT) and SIGTERM into a call of `handler` (cancelling
 /// the work, which then stops cleanly); a second signal exits at once. Both

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Delivers signals to a closure on a thread of its own, outside signal
 /// context. The handler is installed with `sigaction`, effective when the
@@ -11,7 +15,7 @@ final class SignalWatcher {
     init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         let pipe = signalPipe  // made now, never first inside the signal handler
-        Thread {
+        DetachedThread.start {
             var byte: UInt8 = 0
             while true {
                 let got = read(pipe.read, &byte, 1)
@@ -19,7 +23,7 @@ final class SignalWatcher {
                 guard got == 1, byte != stopByte else { return }
                 handler(Int32(byte))
             }
-        }.start()
+        }
         for signalNumber in signals { install(forwardToPipe, for: signalNumber) }
     }
 

@@ -8,7 +8,8 @@ import Darwin
 
 /// `thumbnailer-feed`: the feed commands of `thumbnailer`, which `thumbnailer`
 /// runs in this separate executable so that only they link Foundation's
-/// networking and XML. Its help and messages speak as `thumbnailer`.
+/// networking (URLSession, in ThumbnailHTTP). Its help and messages speak as
+/// `thumbnailer`.
 @main
 struct ThumbnailerFeed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,7 +7,7 @@ import Darwin
 
 /// `thumbnailer warm …` and `thumbnailer browse …` run in `thumbnailer-feed`,
 /// the executable installed beside this one: feeds need Foundation's
-/// networking and XML, which cost every process that links them about 6 ms of
+/// networking (URLSession), which costs every process that links it about 6 ms of
 /// CPU and 13 MiB at start-up (release builds, `--help`: 9.2 ms and 13.9 MiB
 /// here against 15.1 ms and 27.4 MiB there), and `thumb` and `cache` should
 /// not pay for them. The process is replaced, not wrapped, so signals, the

@@ -121,6 +121,17 @@ import ThumbnailFeeds
         }
     }
 
+    @Test(arguments: [
+        (#"<?xml encoding="UTF-8"?><rss/>"#, 1, 7, "Malformed declaration expecting version"),
+        (#"<?xml version="1.0" <rss/>"#, 1, 21, "parsing XML declaration: '?>' expected"),
+        ("<rss><channel><!-- a -- b --></channel></rss>", 1, 22, "Double hyphen within comment"),
+    ])
+    func anXMLErrorWithoutAReasonOfOursGivesLibxml2sMessage(document: String, line: Int, column: Int, reason: String) {
+        #expect(throws: FeedError.malformedXML(line: line, column: column, reason: reason)) {
+            try FeedParser().parse(document, source: Self.source)
+        }
+    }
+
     @Test func aJSONFeedsItemsThatAreNotAnArrayAreAnUnexpectedStructure() {
         let document = #"{"version": "https://jsonfeed.org/version/1.1", "items": {"id": "1"}}"#
         #expect(throws: FeedError.unexpectedStructure(path: "$.items", reason: "expected an array, found an object")) {

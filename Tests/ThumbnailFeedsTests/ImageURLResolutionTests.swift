@@ -49,6 +49,62 @@ import ThumbnailFeeds
         #expect(urls == ["file://\(directory)/feeds/photos/a.jpg", "file://\(directory)/b.png"])
     }
 
+    /// The image URLs a feed at `source` accepts of `references`, and those it refuses, with the reason.
+    static func resolution(of references: [String], source: String) throws -> (accepted: [String], refused: [RefusedImage]) {
+        let document = try JSONSerialization.data(withJSONObject: references)
+        let feed = try FeedParser().parse(Array(document), source: source)
+        return (feed.items.flatMap(\.imageURLs), feed.refused)
+    }
+
+    @Test func spacesAreEscapedInPathsQueriesAndFragmentsButRefusedInHosts() throws {
+        let (accepted, refused) = try Self.resolution(of: ["my photo.jpg?size=extra large#the top", "https://exa mple.com/a.jpg"],
+                                                      source: "https://news.example.com/feeds/feed.json")
+        #expect(accepted == ["https://news.example.com/feeds/my%20photo.jpg?size=extra%20large#the%20top"])
+        #expect(refused == [RefusedImage(url: "https://exa mple.com/a.jpg", reason: "not a valid URL")])
+    }
+
+    @Test func aHostNameThatIsNotASCIIIsSpelledInPunycode() throws {
+        let urls = try Self.imageURLs(of: ["https://bücher.example/ü.jpg", "//例え.jp/a.jpg", "b.jpg"],
+                                      source: "https://straße.example/feed.json")
+        #expect(urls == ["https://xn--bcher-kva.example/%C3%BC.jpg", "https://xn--r8jz45g.jp/a.jpg",
+                         "https://xn--strae-oqa.example/b.jpg"])
+    }
+
+    @Test func aSchemeRelativeReferenceTakesTheFeedsSchemeAndMustNameAHost() throws {
+        let (accepted, refused) = try Self.resolution(of: ["//cdn.example.org/d.jpg", "//cdn.example.org", "///d.jpg"],
+                                                      source: "http://news.example.com/feed.json")
+        #expect(accepted == ["http://cdn.example.org/d.jpg", "http://cdn.example.org/"])
+        #expect(refused == [RefusedImage(url: "///d.jpg", reason: "a web URL must name a host")])
+    }
+
+    @Test func aQueryOrFragmentAloneKeepsTheFeedsPath() throws {
+        let urls = try Self.imageURLs(of: ["?page=2", "#photo", "?page=3#photo", "a.jpg#x#y"],
+                                      source: "https://news.example.com/feeds/feed.json?page=1#top")
+        #expect(urls == [
+            "https://news.example.com/feeds/feed.json?page=2",
+            "https://news.example.com/feeds/feed.json?page=1#photo",
+            "https://news.example.com/feeds/feed.json?page=3#photo",
+            "https://news.example.com/feeds/a.jpg#x%23y",
+        ])
+    }
+
+    @Test func absoluteWebURLsAreSpelledAsLibcurlFetchesThem() throws {
+        let (accepted, refused) = try Self.resolution(
+            of: ["HTTPS://Example.COM/a/../b/./c.jpg", "https://example.com", "http://example.com:/d.jpg",
+                 "https:///e.jpg", "https://example.com:99999/f.jpg"],
+            source: "https://news.example.com/feed.json")
+        #expect(accepted == ["https://Example.COM/b/c.jpg", "https://example.com/", "http://example.com/d.jpg"])
+        #expect(refused == [
+            RefusedImage(url: "https:///e.jpg", reason: "a web URL must name a host"),
+            RefusedImage(url: "https://example.com:99999/f.jpg", reason: "not a valid URL"),
+        ])
+    }
+
+    @Test func aFileURLWithARelativePathStartsFromTheFeedsDirectoryAndEscapesStayEscapedOnce() throws {
+        let urls = try Self.imageURLs(of: ["file:a.jpg", "file:///srv/my%20photos/ü.jpg"], source: "/srv/feeds/list.json")
+        #expect(urls == ["file:///srv/feeds/a.jpg", "file:///srv/my%20photos/%C3%BC.jpg"])
+    }
+
     @Test func fileURLsAreSpelledOneWay() throws {
         let references = ["file:/srv/a.jpg", "file://localhost/srv/b.jpg", "file:///srv/x/../c.jpg"]
         let urls = try Self.imageURLs(of: references, source: "/srv/feed.json")

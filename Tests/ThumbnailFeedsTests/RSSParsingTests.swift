@@ -83,6 +83,22 @@ import ThumbnailFeeds
         #expect(feed.title == "Harbour Photos")
     }
 
+    @Test func escapedAmpersandsInAnImageURLArePlainAmpersands() throws {
+        let document = #"<rss><channel><item><enclosure url="big.jpg?w=1&amp;h=2&#38;q=3" type="image/jpeg"/></item></channel></rss>"#
+        let feed = try FeedParser().parse(document, source: Self.source)
+        #expect(feed.uniqueImageURLs == ["https://photos.example.net/feeds/big.jpg?w=1&h=2&q=3"])
+    }
+
+    @Test func aFeedOfMoreThanTenMegabytesIsRead() throws {
+        // Given to libxml2 in one piece, it stopped at 10 MB with "Huge input lookup".
+        let padding = String(repeating: "<!-- \(String(repeating: "x", count: 1000)) -->\n", count: 11_000)
+        let document = "<rss><channel><title>Big</title>\n\(padding)"
+            + #"<item><title>Last</title><enclosure url="last.jpg" type="image/jpeg"/></item></channel></rss>"#
+        #expect(document.utf8.count > 11_000_000)
+        let feed = try FeedParser().parse(document, source: Self.source)
+        #expect(feed.items == [FeedItem(title: "Last", imageURLs: ["https://photos.example.net/feeds/last.jpg"])])
+    }
+
     @Test func anUndeclaredMediaPrefixDoesNotStopTheFeed() throws {
         // Sloppy feeds use `media:` without declaring it; libxml2 reports a namespace error, not a fatal one.
         let document = """

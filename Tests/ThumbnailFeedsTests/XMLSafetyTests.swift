@@ -93,6 +93,15 @@ import ThumbnailFeeds
         #expect(elapsed < .seconds(2))
     }
 
+    @Test func aProcessingInstructionWithAColonIsNoCrash() throws {
+        // FoundationXML's XMLParser crashed on this (a null pointer in its callbacks); libxml2 only
+        // reports a namespace error, which does not stop the feed.
+        let document = #"<rss><channel><?pi:x?><item><title>1</title><enclosure url="a.jpg" type="image/jpeg"/></item>"#
+            + "</channel></rss>"
+        let feed = try FeedParser().parse(document, source: Self.source)
+        #expect(feed.items == [FeedItem(title: "1", imageURLs: ["https://example.com/a.jpg"])])
+    }
+
     @Test func theWordsOfADeclarationOutsideTheDoctypeAreJustText() throws {
         let document = """
             <?xml version="1.0"?>

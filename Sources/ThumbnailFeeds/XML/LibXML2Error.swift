@@ -1,7 +1,6 @@
-/// What the libxml2 error codes that `XMLParser` reports (as `NSError.code`) mean, from libxml2's xmlerror.h.
-///
-/// FoundationXML on Linux passes on libxml2's code but not its message, and its `XMLParser.ErrorCode` cases
-/// are numbered one below libxml2's, so the codes are read here directly.
+/// What libxml2's error codes (`xmlParserErrors`, in xmlerror.h) mean, in words for the person whose feed
+/// it is: libxml2's own messages name its internals ("StartTag: invalid element name"), so they are only
+/// the reason for the codes not listed here.
 enum LibXML2Error {
     /// Warnings, and namespace errors (200…299), which do not stop reading: feeds in the wild use a prefix
     /// they forgot to declare, or an undeclared HTML entity under an RSS 0.91 DOCTYPE; the element or the
@@ -11,8 +10,11 @@ enum LibXML2Error {
         return !warnings.contains(code) && !(200..<300).contains(code)
     }
 
-    static func reason(code: Int) -> String {
-        reasons[code] ?? "libxml2 error \(code)"
+    /// The reason to give for `code`: ours when we have one, else libxml2's own `message`.
+    static func reason(code: Int, message: String) -> String {
+        if let reason = reasons[code] { return reason }
+        let message = message.trimmingWhitespace()
+        return message.isEmpty ? "libxml2 error \(code)" : String(message)
     }
 
     private static let reasons: [Int: String] = [

@@ -1,14 +1,9 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
-/// Reads RSS 2.0 and Atom documents with `XMLParser` (libxml2's SAX interface) in one pass, keeping only
-/// titles and image URLs: beyond the document itself, memory holds only what is kept, never a tree.
+/// Reads RSS 2.0 and Atom documents with libxml2's SAX interface (`XMLEventParser`) in one pass, keeping
+/// only titles and image URLs: beyond the document itself, memory holds only what is kept, never a tree.
 ///
-/// `XMLParser` runs libxml2 in recovery mode: `parse()` can return `true` after an error and events keep
-/// coming. So the first fatal error is recorded here, parsing is stopped, and everything after it ignored.
-final class XMLFeedReader: NSObject, XMLParserDelegate {
+/// libxml2 runs in recovery mode, where events keep coming after an error. So the first fatal error is
+/// recorded here, parsing is stopped, and everything after it ignored.
+final class XMLFeedReader: XMLEventHandler {
     private var dialect: XMLFeedDialect?
     private var rootName = ""
     private var rootClosed = false
@@ -18,8 +13,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     /// The item being read, and how many elements enclose it.
     private var entry: FeedDocument.Entry?
     private var entryDepth = 0
-    /// The text of the title being read, and how many elements enclose it.
-    private var titleText: String?
+    /// The text of the title being read (UTF-8), and how many elements enclose it.
+    private var titleText: [UInt8]?
     private var titleDepth = 0
     private var failure: FeedError?
     /// Where libxml2's line 1, column 1 is in the whole document.
@@ -41,14 +36,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                              reason: "the DOCTYPE declares an entity; feeds do not need them, and entities can make "
                                  + "a small document expand to gigabytes or read local files, so they are refused")
         }
-        let parser = XMLParser(data: Data(bytes[start...]))
-        parser.shouldProcessNamespaces = true
-        // The default already, but it is what keeps a feed's DOCTYPE from making libxml2 load a local or
-        // remote DTD, so it is stated, not assumed.
-        parser.shouldResolveExternalEntities = false
         let reader = XMLFeedReader(skipped: TextPosition(offset: start, in: bytes))
-        parser.delegate = reader
-        _ = parser.parse()
+        XMLEventParser.parse(bytes[start...], reportingTo: reader)
 
         let end = TextPosition(offset: bytes.count, in: bytes)
         if case .unrecognized? = reader.failure, let lastTag = bytes.lastIndex(of: UInt8(ascii: "<")),
@@ -68,16 +57,18 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         return FeedDocument(format: dialect.format, title: reader.feedTitle, entries: reader.entries)
     }
 
-    // MARK: - XMLParserDelegate
+    // MARK: - XMLEventHandler
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String]) {
+    /// The first fatal error, or an unrecognised root element, ends the reading; libxml2 may still report
+    /// a little after being stopped, which is ignored.
+    var isFinished: Bool { failure != nil }
+
+    func startElement(_ element: XMLName, prefix: String?, attributes: [String: String]) {
         guard failure == nil else { return }
-        let element = XMLName(namespace: namespaceURI ?? "", local: elementName)
         let parent = openElements.last
         openElements.append(element)
         guard let dialect else {
-            recognizeRoot(element, qualifiedName: qualifiedName ?? elementName, parser: parser)
+            recognizeRoot(element, qualifiedName: prefix.map { "\($0):\(element.local)" } ?? element.local)
             return
         }
         // Inside a title (Atom allows XHTML there), elements are only markup around its text.
@@ -96,14 +87,15 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+    func endElement() {
         guard failure == nil, openElements.popLast() != nil else { return }
         let depth = openElements.count
         if let text = titleText, depth == titleDepth {
+            let title = String(decoding: text, as: UTF8.self)
             if entry != nil {
-                entry?.title = text
+                entry?.title = title
             } else {
-                feedTitle = text
+                feedTitle = title
             }
             titleText = nil
         } else if let finished = entry, depth == entryDepth {
@@ -113,38 +105,29 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         rootClosed = depth == 0
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func text(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard failure == nil else { return }
-        titleText?.append(string)
+        titleText?.append(contentsOf: bytes)
     }
 
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        guard failure == nil else { return }
-        titleText?.append(String(decoding: block, as: UTF8.self))
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        let code = (parseError as NSError).code
+    func error(code: Int, message: String, line: Int, column: Int) {
         guard failure == nil, LibXML2Error.isFatal(code: code) else { return }
-        let line = parser.lineNumber
-        let column = line == 1 ? skipped.column + parser.columnNumber - 1 : parser.columnNumber
-        failure = .malformedXML(line: skipped.line + line - 1, column: column, reason: LibXML2Error.reason(code: code))
-        parser.abortParsing()
+        let column = line == 1 ? skipped.column + column - 1 : column
+        failure = .malformedXML(line: skipped.line + line - 1, column: column, reason: LibXML2Error.reason(code: code, message: message))
     }
 
     // MARK: - Reading
 
-    private func recognizeRoot(_ root: XMLName, qualifiedName: String, parser: XMLParser) {
+    private func recognizeRoot(_ root: XMLName, qualifiedName: String) {
         rootName = qualifiedName
         dialect = XMLFeedDialect(root: root)
         if dialect == nil {
             failure = .unrecognized(reason: XMLFeedDialect.unrecognizedRootReason(root, qualifiedName: qualifiedName))
-            parser.abortParsing()
         }
     }
 
     private func startTitle() {
-        titleText = ""
+        titleText = []
         titleDepth = openElements.count - 1
     }
 }

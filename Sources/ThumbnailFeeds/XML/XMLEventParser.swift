@@ -1,0 +1,142 @@
+import CLibXML2
+
+/// What `XMLEventParser` reports, in document order.
+protocol XMLEventHandler: AnyObject {
+    /// Checked after every event: once it is `true`, libxml2 is stopped and nothing more is reported.
+    var isFinished: Bool { get }
+
+    /// A start tag, its name resolved against the namespaces in scope. `attributes` are keyed by their
+    /// name as written (`media:url` stays prefixed); namespace declarations are not among them.
+    func startElement(_ element: XMLName, prefix: String?, attributes: [String: String])
+    func endElement()
+    /// Character data, text and CDATA alike, in pieces of any size; entities and character references
+    /// already replaced.
+    func text(_ bytes: UnsafeBufferPointer<UInt8>)
+    /// An error or warning, with libxml2's code (`xmlParserErrors`) and message, and where libxml2 was
+    /// in the document when it found it.
+    func error(code: Int, message: String, line: Int, column: Int)
+}
+
+/// libxml2's SAX2 push parser, set up for documents from strangers.
+///
+/// The SAX handler has no callbacks for the DTD, entity declarations or entity lookup, so whatever a
+/// DOCTYPE says, libxml2 keeps no entity and loads nothing: a reference to anything but the five
+/// predefined entities and character references is reported as undeclared. Neither `XML_PARSE_DTDLOAD`
+/// nor `XML_PARSE_NOENT` is set (the latter would make libxml2 load external entities it knew of), and
+/// `XML_PARSE_NONET` forbids the network should anything ever try. Recovery mode is on, as in
+/// FoundationXML: warnings and namespace errors do not stop the parse, and the handler decides which
+/// errors do.
+enum XMLEventParser {
+    /// Parses `document` from its first byte, reporting to `handler`.
+    ///
+    /// Fewer than 4 bytes are not parsed: libxml2's push parser needs 4 to detect the encoding, and the
+    /// shortest element, `<a/>`, takes 4 anyway.
+    static func parse(_ document: ArraySlice<UInt8>, reportingTo handler: any XMLEventHandler) {
+        guard document.count >= 4 else { return }
+        _ = libxml2Initialized
+        var sax = xmlSAXHandler()
+        sax.initialized = XML_SAX2_MAGIC
+        sax.startElementNs = startElement
+        sax.endElementNs = endElement
+        sax.characters = characters
+        // Whitespace-only text between elements is text too (the same callback also spares libxml2
+        // deciding which whitespace is ignorable).
+        sax.ignorableWhitespace = characters
+        sax.cdataBlock = characters
+        sax.serror = structuredError
+
+        let session = Session(handler: handler)
+        document.withUnsafeBytes { bytes in
+            let start = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+            // libxml2 copies the handler; the session outlives the context.
+            guard let context = xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(session).toOpaque(),
+                                                        start, 4, nil) else {
+                handler.error(code: Int(XML_ERR_NO_MEMORY.rawValue), message: "", line: 1, column: 1)
+                return
+            }
+            defer { xmlFreeParserCtxt(context) }
+            session.context = context
+            _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue))
+            // What XML_PARSE_NOENT would also do, without its loading: attribute values get a plain "&"
+            // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder.
+            context.pointee.replaceEntities = 1
+            var offset = 4
+            repeat {
+                let end = min(offset + chunkSize, bytes.count)
+                _ = xmlParseChunk(context, start + offset, Int32(end - offset), end == bytes.count ? 1 : 0)
+                offset = end
+            } while offset < bytes.count && !handler.isFinished
+        }
+        withExtendedLifetime(session) {}
+    }
+
+    /// How much of the document libxml2 is given at a time. Given more than 10 MB at once, it stops with
+    /// "Huge input lookup" (its limit on looking ahead, without XML_PARSE_HUGE, which would also lift the
+    /// limits on names and text); pieces also keep its buffer small.
+    private static let chunkSize = 1 << 20
+
+    /// The handler and the parser context, for the callbacks (libxml2's user data).
+    private final class Session {
+        let handler: any XMLEventHandler
+        var context: xmlParserCtxtPtr?
+
+        init(handler: any XMLEventHandler) {
+            self.handler = handler
+        }
+
+        static func from(_ userData: UnsafeMutableRawPointer?) -> Session {
+            Unmanaged<Session>.fromOpaque(userData!).takeUnretainedValue()
+        }
+
+        /// Stops libxml2 once the handler has seen enough.
+        func stopIfFinished() {
+            if handler.isFinished, let context { xmlStopParser(context) }
+        }
+    }
+
+    private static let startElement: startElementNsSAX2Func = { userData, localName, prefix, uri, _, _, attributeCount, _, attributes in
+        let session = Session.from(userData)
+        var values: [String: String] = [:]
+        if let attributes {
+            // Five pointers per attribute: local name, prefix, namespace URI, value start, value end.
+            for index in stride(from: 0, to: Int(attributeCount) * 5, by: 5) {
+                guard let name = attributes[index], let start = attributes[index + 3], let end = attributes[index + 4] else {
+                    continue
+                }
+                let local = String(cString: name)
+                let key = attributes[index + 1].map { String(cString: $0) + ":" + local } ?? local
+                values[key] = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+            }
+        }
+        let element = XMLName(namespace: uri.map { String(cString: $0) } ?? "", local: String(cString: localName!))
+        session.handler.startElement(element, prefix: prefix.map { String(cString: $0) }, attributes: values)
+        session.stopIfFinished()
+    }
+
+    private static let endElement: endElementNsSAX2Func = { userData, _, _, _ in
+        let session = Session.from(userData)
+        session.handler.endElement()
+        session.stopIfFinished()
+    }
+
+    private static let characters: charactersSAXFunc = { userData, bytes, count in
+        let session = Session.from(userData)
+        session.handler.text(UnsafeBufferPointer(start: bytes, count: Int(count)))
+        session.stopIfFinished()
+    }
+
+    private static let structuredError: xmlStructuredErrorFunc = { userData, error in
+        let session = Session.from(userData)
+        guard let error, let context = session.context else { return }
+        let message = error.pointee.message.map { String(cString: $0) } ?? ""
+        // Where the parser is, as FoundationXML reported it: for an error inside an attribute or a
+        // mismatched end tag, that is after the construct, where libxml2 noticed.
+        session.handler.error(code: Int(error.pointee.code), message: message,
+                              line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
+        session.stopIfFinished()
+    }
+}
+
+/// libxml2's global set-up, once per process before the first parse (its documentation asks for it when
+/// several threads may parse).
+private let libxml2Initialized: Void = xmlInitParser()
