@@ -8,7 +8,6 @@ let package = Package(
         .library(name: "ThumbnailKit", targets: ["ThumbnailKit"]),
         .library(name: "ThumbnailHTTP", targets: ["ThumbnailHTTP"]),
         .executable(name: "thumbnailer", targets: ["thumbnailer"]),
-        .executable(name: "thumbnailer-feed", targets: ["thumbnailer-feed"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -80,23 +79,14 @@ let package = Package(
             name: "ThumbnailTerminal",
             dependencies: ["ThumbnailKit"]
         ),
-        // What both executables' commands share: sizes, byte counts, JSON lines, process memory.
+        // What the executables share: sizes, byte counts, JSON lines, process memory.
         .target(
             name: "CommandLineSupport",
             dependencies: ["ThumbnailKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // thumb and cache; runs thumbnailer-feed for warm (no Foundation here).
+        // The command line: thumb, cache, warm, browse.
         .executableTarget(
             name: "thumbnailer",
-            dependencies: [
-                "ThumbnailKit", "CommandLineSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        // warm and browse: the commands that need HTTP (Foundation, through
-        // ThumbnailHTTP's URLSession) and feed parsing.
-        .executableTarget(
-            name: "thumbnailer-feed",
             dependencies: [
                 "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "ThumbnailTerminal", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,7 +136,7 @@ let package = Package(
         // End to end: runs the built `thumbnailer` binary as a child process.
         .testTarget(
             name: "ThumbnailerCLITests",
-            dependencies: ["thumbnailer", "thumbnailer-feed", "TestSupport", "ThumbnailKit"]
+            dependencies: ["thumbnailer", "TestSupport", "ThumbnailKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

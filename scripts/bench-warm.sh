@@ -14,7 +14,6 @@ scripts/setup.sh
 small=100 large=1000
 if [ "${1:-}" = "--quick" ]; then small=50 large=200; fi
 swift build -c release --product thumbnailer >&2
-swift build -c release --product thumbnailer-feed >&2
 bin=.build/release/thumbnailer
 work=$(mktemp -d /tmp/thumbnailer-bench-warm.XXXXXX)
 server="" big_server=""

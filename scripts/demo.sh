@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 cache="${1:-.demo-cache}"
 swift build -c release --product thumbnailer
-swift build -c release --product thumbnailer-feed
 rm -rf "$cache"
 echo "== first run: fills the cache" >&2
 .build/release/thumbnailer warm TestImages/feed.json --cache-dir "$cache" -s 256 -s 128

@@ -7,7 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v tmux >/dev/null || { echo "screenshot: needs tmux" >&2; exit 1; }
 swift build --product thumbnailer >&2
-swift build --product thumbnailer-feed >&2
 cache=$(mktemp -d /tmp/thumbnailer-screenshot.XXXXXX)
 socket="thumbnailer-screenshot-$$"
 trap 'tmux -L "$socket" kill-server 2>/dev/null || true; rm -rf "$cache"' EXIT

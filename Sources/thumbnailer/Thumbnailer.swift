@@ -1,4 +1,10 @@
 import ArgumentParser
+import CommandLineSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `thumbnailer` command line.
 @main
@@ -7,4 +13,21 @@ struct Thumbnailer: AsyncParsableCommand {
         commandName: "thumbnailer",
         abstract: "Decode-and-downscale image thumbnails without ever holding a full-size bitmap.",
         subcommands: [ThumbCommand.self, CacheCommand.self, WarmCommand.self, BrowseCommand.self])
+
+    /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            StandardError.print("thumbnailer: \(failure)\n")
+            exit(withError: ExitCode(failure.exitCode))
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -55,7 +55,7 @@ import ThumbnailKit
         server.route(path, .init(body: Array(#"{"results": [\#(objects.joined(separator: ","))]}"#.utf8)))
     }
 
-    /// Runs `thumbnailer warm` (through `thumbnailer`, which hands over to thumbnailer-feed).
+    /// Runs `thumbnailer warm`.
     func warm(_ feedPath: String, _ options: [String] = []) async throws -> (status: Int32, summary: [String: Any], stderr: String) {
         let arguments = ["warm", feedPath.hasPrefix("/") ? server.url(feedPath) : feedPath,
                          "--cache-dir", cacheDirectory, "--json"] + options
