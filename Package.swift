@@ -79,10 +79,14 @@ let package = Package(
             name: "ThumbnailTerminal",
             dependencies: ["ThumbnailKit"]
         ),
+        // glibc's mallopt, which Swift's Glibc module does not expose.
+        .target(
+            name: "CMalloc"
+        ),
         // What the executables share: sizes, byte counts, JSON lines, process memory.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["ThumbnailKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ThumbnailKit", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The command line: thumb, cache, warm, browse.
         .executableTarget(

@@ -1,3 +1,4 @@
+import CMalloc
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,6 +7,16 @@ import Darwin
 
 /// This process's memory, as the kernel counts it.
 public enum ProcessMemory {
+    /// Has glibc give large freed blocks back at once instead of keeping them
+    /// for reuse: blocks of 256 KiB or more (a progressive JPEG's coefficient
+    /// buffer, thumbnails, transfer buffers) are mapped on their own, and two
+    /// malloc arenas serve all threads. Measured on `warm` over 1,000 images
+    /// (2026-11-23): peak RSS 50–56 MiB without, 40–41 with, for about 6 % more
+    /// wall time (page faults on every large buffer). Call first thing in `main`.
+    public static func boundAllocatorRetention() {
+        cm_bound_retention(256 * 1024, 2)
+    }
+
     /// The most resident memory this program has used so far, in bytes:
     /// `VmHWM` from /proc on Linux. Not `getrusage`'s `ru_maxrss`, which a
     /// process started by `posix_spawn` inherits from its parent: the child runs

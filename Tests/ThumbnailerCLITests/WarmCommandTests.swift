@@ -220,4 +220,21 @@ import ThumbnailKit
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.summary["images"] as? Int == count && run.summary["fetched"] as? Int == count)
     }
+
+    @Test func imagesGoThroughTheProxyThatHTTPProxyNames() async throws {
+        // The loopback server plays the proxy: it is asked for absolute URLs of a host that does not exist.
+        let name = Self.images[5]
+        let image = "http://images.invalid/photos/\(name)"
+        server.route(image, .init(body: try Fixtures.bytes(ofTestImage: name)))
+        let feed = temporary.path("feed.json")
+        let document = #"{"version": "https://jsonfeed.org/version/1.1", "title": "Proxied", "items": [{"id": "1", "image": "\#(image)"}]}"#
+        try Data(document.utf8).write(to: URL(fileURLWithPath: feed))
+        let run = try await runBlocking {
+            try ChildProcess.run(["warm", feed, "--cache-dir", self.cacheDirectory, "--json"],
+                                 environment: ["http_proxy": "http://127.0.0.1:\(self.server.port)", "no_proxy": ""])
+        }
+        #expect(run.status == 0, "\(run.standardOutput) \(run.standardError)")
+        #expect(server.requestCount(image) == 1)
+        #expect(try DiskCache(directory: cacheDirectory).containsEntry(forKey: image, in: .originals))
+    }
 }

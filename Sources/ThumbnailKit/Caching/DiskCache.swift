@@ -281,20 +281,23 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Reads every entry and checks it; with `repair`, removes the damaged ones.
+    /// Reads every entry and checks it, a piece at a time (an original is never
+    /// held whole); with `repair`, removes the damaged ones.
     public func verify(repair: Bool) throws -> VerificationReport {
         var report = VerificationReport()
         var damagedIDs: [String] = []
         let ids = try changeIndex { index in Array(index.records.keys) }
         for id in ids.sorted() {
             let path = filePath(of: id)
-            guard let file = try? FileSystem.read(path) else { continue }  // removed meanwhile
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }  // removed meanwhile
             report.checked += 1
             let reason: String
-            if let entry = DiskCacheEntryFormat.decode(file, lastUsedAt: 0) {
+            if let entry = try? OpenedDiskCacheEntry(checking: descriptor, path: path) {
                 guard location(of: entry.key, in: Self.namespace(of: id) ?? .originals).id != id else { continue }
                 reason = "holds the entry for another key"
             } else {
+                close(descriptor)
                 reason = "checksum or layout does not match"
             }
             report.damaged.append((path, reason))

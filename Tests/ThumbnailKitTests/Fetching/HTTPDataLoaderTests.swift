@@ -258,6 +258,13 @@ import ThumbnailKit
         #expect(server.requestCount("/chain7") == 0)
     }
 
+    @Test func transfersToOneServerShareAConnection() async throws {
+        server.route("/image.jpg", .init(body: Array("pixels".utf8)))
+        let loader = try HTTPDataLoader()
+        for _ in 0..<5 { #expect(try await load("/image.jpg", with: loader) == Array("pixels".utf8)) }
+        #expect(server.requestCount("/image.jpg") == 5 && server.acceptedConnections == 1)
+    }
+
     @Test func aRedirectLoopEndsAtTheLimit() async throws {
         redirect("/a", to: "/b")
         redirect("/b", to: "/a")
