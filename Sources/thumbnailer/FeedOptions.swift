@@ -68,7 +68,7 @@ struct FeedOptions: ParsableArguments {
             lowSpeedLimit: lowSpeedLimit, lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy))
     }
 
-    /// The feed's own address is the user's choice, so it is fetched with any address allowed.
+    /// HTTP (as configured) for web URLs, files for the rest; failing to start libcurl exits 1.
     private static func loader(_ configuration: HTTPDataLoader.Configuration) throws -> SchemeRoutingDataLoader {
         do {
             return SchemeRoutingDataLoader(network: try HTTPDataLoader(configuration: configuration))
@@ -86,7 +86,8 @@ struct FeedOptions: ParsableArguments {
         }
     }
 
-    /// Fetches and parses the feed; a failure exits 2.
+    /// Fetches and parses the feed; a failure exits 2. The feed's own address is
+    /// the user's choice, so it is fetched with any address allowed.
     func loadFeed() async throws -> Feed {
         try await FeedSource(location: feed, imageKeyPath: imageKey).load(with: Self.loader(.init()))
     }
