@@ -79,7 +79,7 @@ let package = Package(
             name: "ThumbnailTerminal",
             dependencies: ["ThumbnailKit"]
         ),
-        // glibc's mallopt, which Swift's Glibc module does not expose.
+        // glibc's mallopt (the arena limit), which Swift's Glibc module does not expose.
         .target(
             name: "CMalloc"
         ),

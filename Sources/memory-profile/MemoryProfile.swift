@@ -41,7 +41,7 @@ struct MemoryProfile: AsyncParsableCommand {
     var photos: [String] = []
 
     func run() async throws {
-        ProcessMemory.boundAllocatorRetention()  // as thumbnailer does, for every strategy alike
+        ProcessMemory.tuneAllocator(for: .longLived)  // as thumbnailer browse does, for every strategy alike
         let loader = SchemeRoutingDataLoader(network: try HTTPDataLoader())
         let items = try FeedParser().parse(try await loader.loadBytes(DataRequest(url: feed)), source: feed).items
         let profile = ScrollProfile(strategy: strategy, budget: budgetMib << 20, windowMargin: windowMargin,

@@ -31,6 +31,7 @@ struct BrowseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ProcessMemory.tuneAllocator(for: .longLived)
         let session: TerminalSession
         do {
             session = try await MainActor.run { try TerminalSession() }

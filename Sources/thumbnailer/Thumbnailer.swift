@@ -16,7 +16,6 @@ struct Thumbnailer: AsyncParsableCommand {
 
     /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status.
     static func main() async {
-        ProcessMemory.boundAllocatorRetention()
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {

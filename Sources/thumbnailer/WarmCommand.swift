@@ -50,6 +50,7 @@ struct WarmCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ProcessMemory.tuneAllocator(for: .batch)
         let clock = ContinuousClock()
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)

@@ -7,12 +7,17 @@
 #include <stddef.h>
 
 /**
- * Makes glibc return large freed blocks to the system at once: allocations of
- * mmap_threshold bytes or more are mapped and unmapped on their own (which also
- * stops glibc from raising that threshold as it sees large blocks freed), and
- * at most arena_max malloc arenas exist (0 keeps glibc's default of 8 per core).
- * A no-op where the C library is not glibc. Call it early, before threads start.
+ * Caps the number of malloc arenas (glibc's default is 8 per core); 0 leaves
+ * it. Fewer arenas let a block freed by one thread serve another.
  */
-void cm_bound_retention(size_t mmap_threshold, int arena_max);
+void cm_limit_arenas(int arena_max);
+
+/**
+ * Maps blocks of at least threshold bytes on their own, so that freeing one
+ * returns it to the system at once, and stops glibc from raising that
+ * threshold as it sees large blocks freed (which otherwise moves them into
+ * arenas, where they stay).
+ */
+void cm_map_blocks_from(size_t threshold);
 
 #endif /* CMALLOC_H */
