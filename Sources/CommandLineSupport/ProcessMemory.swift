@@ -8,7 +8,7 @@ import Darwin
 /// This process's memory, as the kernel counts it.
 public enum ProcessMemory {
     /// How a process uses memory, for tuning glibc's allocator to it.
-    public enum Workload {
+    public enum Workload: Sendable {
         /// A batch that allocates and frees as it goes (`warm`): one malloc arena
         /// for all threads, so a block one thread frees serves the next
         /// allocation on any. Measured on `warm` over 1,000 images (2026-11-23,
@@ -26,8 +26,10 @@ public enum ProcessMemory {
         case longLived
     }
 
-    /// Tunes glibc's allocator for `workload`; a no-op elsewhere. Call it at
-    /// the start of a command, before its work starts threads.
+    /// Tunes glibc's allocator for `workload`; a no-op elsewhere. Call it before
+    /// the work starts threads: each thread that allocates gets an arena, and
+    /// limiting arenas after that comes too late (a call at the start of
+    /// `warm`'s `run()` left its peak at 50 MiB).
     public static func tuneAllocator(for workload: Workload) {
         switch workload {
         case .batch:

@@ -8,7 +8,7 @@ import ThumbnailTerminal
 
 /// `thumbnailer browse <feed>`: the feed as a full-screen scrolling list in
 /// the terminal, each row's thumbnail drawn in true-colour half blocks.
-struct BrowseCommand: AsyncParsableCommand {
+struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
     static let configuration = CommandConfiguration(
         commandName: "browse",
         abstract: "Browse a feed's images in the terminal.",
@@ -19,6 +19,8 @@ struct BrowseCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var source: FeedOptions
+
+    static let workload = ProcessMemory.Workload.longLived
 
     @Option(help: "The memory cache's budget for decoded thumbnails, e.g. 32M.")
     var memoryBudget = ByteCount(bytes: 32 << 20)
@@ -31,7 +33,6 @@ struct BrowseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ProcessMemory.tuneAllocator(for: .longLived)
         let session: TerminalSession
         do {
             session = try await MainActor.run { try TerminalSession() }

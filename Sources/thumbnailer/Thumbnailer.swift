@@ -18,6 +18,8 @@ struct Thumbnailer: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // Before the command's work starts any thread: a thread that allocates gets an arena.
+            if let tuned = type(of: command) as? any TunesAllocator.Type { ProcessMemory.tuneAllocator(for: tuned.workload) }
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -30,4 +32,9 @@ struct Thumbnailer: AsyncParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// A command whose memory use glibc's allocator should be tuned to.
+protocol TunesAllocator {
+    static var workload: ProcessMemory.Workload { get }
 }

@@ -8,7 +8,7 @@ import ThumbnailKit
 /// `thumbnailer warm <feed>`: download every image of a feed and store its
 /// original and thumbnails in the disk cache, so that a list showing the feed
 /// later downloads nothing.
-struct WarmCommand: AsyncParsableCommand {
+struct WarmCommand: AsyncParsableCommand, TunesAllocator {
     static let configuration = CommandConfiguration(
         commandName: "warm",
         abstract: "Prebuild the caches from a feed (JSON Feed, RSS, Atom, plain JSON).",
@@ -19,6 +19,8 @@ struct WarmCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var source: FeedOptions
+
+    static let workload = ProcessMemory.Workload.batch
 
     @Option(name: [.short, .long], help: "Thumbnail box: 256 or 320x200; repeat for several sizes (default 256).")
     var size: [ThumbnailSize] = []
@@ -50,7 +52,6 @@ struct WarmCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ProcessMemory.tuneAllocator(for: .batch)
         let clock = ContinuousClock()
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)
