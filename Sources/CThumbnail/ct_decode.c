@@ -192,3 +192,28 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
     }
     return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
 }
+
+ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_limits *limits,
+                              ct_image_info *info, ct_error *error) {
+    if (info == NULL || limits == NULL || descriptor < 0)
+        return ct_fail(error, CT_INVALID_ARGUMENT, "ct_probe_descriptor: invalid argument");
+    memset(info, 0, sizeof *info);
+    int own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    FILE *file = own >= 0 ? fdopen(own, "rb") : NULL;
+    if (file == NULL) {
+        if (own >= 0) close(own);
+        return ct_fail(error, CT_IO_ERROR, "cannot read the image file: %s", strerror(errno));
+    }
+    ct_input input;
+    ct_input_from_file(&input, file, offset, length);
+    ct_status status;
+    switch (ct_input_seek(&input, 0) == 0 ? ct_sniff_input(&input) : CT_FORMAT_UNKNOWN) {
+    case CT_FORMAT_JPEG: status = ct_jpeg_probe(&input, limits, info, error); break;
+    case CT_FORMAT_PNG: status = ct_png_probe(&input, limits, info, error); break;
+    default:
+        status = input.read_error ? ct_fail(error, CT_IO_ERROR, "could not read the input")
+                                  : ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
+    }
+    fclose(file);
+    return status;
+}

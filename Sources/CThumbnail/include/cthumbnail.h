@@ -193,6 +193,10 @@ ct_status ct_decode_file(const char *path, const ct_decode_options *options,
 ct_status ct_decode_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_decode_options *options,
                                ct_thumbnail *thumbnail, ct_error *error);
 
+/** Like ct_probe_memory, for the length bytes at offset in an open file (see ct_decode_descriptor). */
+ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_limits *limits,
+                              ct_image_info *info, ct_error *error);
+
 /** Frees thumbnail->pixels and zeroes the struct. Safe on a zeroed struct. */
 void ct_thumbnail_free(ct_thumbnail *thumbnail);
 

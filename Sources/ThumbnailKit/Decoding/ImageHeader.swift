@@ -24,6 +24,16 @@ public struct ImageHeader: Sendable, Hashable {
     /// Height once EXIF orientation is applied.
     public var orientedHeight: Int { (5...8).contains(orientation) ? width : height }
 
+    /// The bytes of a buffer as large as the whole image that decoding it
+    /// takes, whatever the thumbnail's size: a progressive JPEG's coefficients,
+    /// which libjpeg keeps for every 8×8 block of every component (128 bytes
+    /// each; counted as if no component were subsampled, an upper bound). 0
+    /// for everything else, which decodes a few rows at a time.
+    public var wholeImageBufferBytes: Int {
+        guard format == .jpeg, isProgressive else { return 0 }
+        return (width + 7) / 8 * ((height + 7) / 8) * components * 128
+    }
+
     init(_ info: ct_image_info) {
         format = info.format == CT_FORMAT_PNG ? .png : .jpeg
         width = Int(info.width)
@@ -46,6 +56,18 @@ extension ThumbnailDecoder {
         let status = bytes.withContiguousBytes { raw in
             ct_probe_memory(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &limits, &info, &error)
         }
+        guard status == CT_OK else { throw error.swiftError() }
+        return ImageHeader(info)
+    }
+
+    /// Reads only the header of the image in a range of an open file, as
+    /// ``readHeader(_:)-(ContiguousBytesCollection)`` does.
+    public func readHeader(_ region: FileRegion) throws -> ImageHeader {
+        var limits = limits.cValue
+        var info = ct_image_info()
+        var error = ct_error()
+        let status = ct_probe_descriptor(region.descriptor, UInt64(region.offset), UInt64(region.length), &limits,
+                                         &info, &error)
         guard status == CT_OK else { throw error.swiftError() }
         return ImageHeader(info)
     }

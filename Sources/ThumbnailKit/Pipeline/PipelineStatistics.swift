@@ -14,6 +14,8 @@ public struct PipelineStatistics: Sendable, Hashable {
     public var bytesDownloaded = 0
     /// Originals decoded (one decode can make several sizes).
     public var decodes = 0
+    /// Of those, decodes that needed a whole-image buffer and ran under the large-decode limit.
+    public var largeDecodes = 0
     /// Fetch attempts repeated after a transient failure.
     public var retries = 0
     /// Requests that ended in an error other than cancellation.
@@ -31,6 +33,7 @@ public struct PipelineStatistics: Sendable, Hashable {
         difference.notModified = notModified - earlier.notModified
         difference.bytesDownloaded = bytesDownloaded - earlier.bytesDownloaded
         difference.decodes = decodes - earlier.decodes
+        difference.largeDecodes = largeDecodes - earlier.largeDecodes
         difference.retries = retries - earlier.retries
         difference.failures = failures - earlier.failures
         return difference

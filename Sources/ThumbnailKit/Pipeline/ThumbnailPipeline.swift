@@ -39,6 +39,14 @@ public final class ThumbnailPipeline: Sendable {
         public var maximumConcurrentDownloads: Int
         /// Decodes at once. Default: one per core.
         public var maximumConcurrentDecodes: Int
+        /// Of those, decodes that need a whole-image buffer of ``largeDecodeBytes``
+        /// or more (progressive JPEGs keep every coefficient; see
+        /// ``ImageHeader/wholeImageBufferBytes``) at once. Default: 1, so that
+        /// two such buffers are never held together.
+        public var maximumConcurrentLargeDecodes: Int
+        /// What makes a decode large. Default: 4 MiB (a progressive colour JPEG
+        /// of about 0.7 megapixels and up).
+        public var largeDecodeBytes: Int
         /// When to try a failed fetch again. Default: ``RetryPolicy/default``.
         public var retryPolicy: RetryPolicy
         /// The largest original accepted, announced or streamed. Default: 50 MB.
@@ -53,6 +61,7 @@ public final class ThumbnailPipeline: Sendable {
         public init(dataLoader: any DataLoading = FileDataLoader(), diskCache: DiskCache? = nil,
                     memoryCostLimit: Int = 64 << 20, maximumConcurrentDownloads: Int = 6,
                     maximumConcurrentDecodes: Int = ThumbnailPipeline.processorCount,
+                    maximumConcurrentLargeDecodes: Int = 1, largeDecodeBytes: Int = 4 << 20,
                     retryPolicy: RetryPolicy = .default, maximumDownloadBytes: Int = 50_000_000,
                     decoder: ThumbnailDecoder = ThumbnailDecoder(), encoder: ThumbnailEncoder = ThumbnailEncoder(),
                     logger: Logger = Logger(label: "thumbnailer.pipeline")) {
@@ -61,6 +70,8 @@ public final class ThumbnailPipeline: Sendable {
             self.memoryCostLimit = memoryCostLimit
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
+            self.maximumConcurrentLargeDecodes = maximumConcurrentLargeDecodes
+            self.largeDecodeBytes = largeDecodeBytes
             self.retryPolicy = retryPolicy
             self.maximumDownloadBytes = maximumDownloadBytes
             self.decoder = decoder
@@ -110,7 +121,8 @@ public final class ThumbnailPipeline: Sendable {
                                   progress: progress, logger: configuration.logger)
         renderer = ThumbnailRenderer(decoder: configuration.decoder,
                                      limiter: PriorityLimiter(limit: configuration.maximumConcurrentDecodes),
-                                     statistics: counters)
+                                     largeLimiter: PriorityLimiter(limit: configuration.maximumConcurrentLargeDecodes),
+                                     largeDecodeBytes: configuration.largeDecodeBytes, statistics: counters)
     }
 
     /// What the pipeline has done so far.
@@ -228,7 +240,7 @@ public final class ThumbnailPipeline: Sendable {
             return stored
         }
         progress.emit(.decoding, for: work.url)
-        let made = try await renderer.render(original.body, wantedSizes: { requestedSizes.sizes(of: work.url) },
+        let made = try await renderer.render(original.body, wantedSizes: { [requestedSizes] in requestedSizes.sizes(of: work.url) },
                                              priority: priority)
         logger.debug("decoded", metadata: ["url": "\(work.url)", "sizes": "\(made.keys.map(\.description))"])
         await fetcher.store(original, of: work.url)

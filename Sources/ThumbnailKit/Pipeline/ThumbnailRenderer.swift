@@ -1,13 +1,33 @@
 /// Decodes an original once, at the union of the sizes wanted of it, and
-/// scales that result down to each of them; at most `limiter.limit` at once.
+/// scales that result down to each of them; at most `limiter.limit` at once,
+/// and of the decodes that need a whole-image buffer of `largeDecodeBytes` or
+/// more (progressive JPEGs), at most `largeLimiter.limit`.
 struct ThumbnailRenderer: Sendable {
     let decoder: ThumbnailDecoder
     let limiter: PriorityLimiter
+    let largeLimiter: PriorityLimiter
+    let largeDecodeBytes: Int
     let statistics: StatisticsCounter
 
     /// Thumbnails of `original` for every size `wantedSizes` names once a decode slot is free.
-    func render(_ original: OriginalFetcher.Original.Body, wantedSizes: () -> Set<ThumbnailSize>,
+    func render(_ original: OriginalFetcher.Original.Body, wantedSizes: @escaping @Sendable () -> Set<ThumbnailSize>,
                 priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
+        // A header that cannot be read is the decode's to report.
+        let header = try? await BlockingWork.run { [decoder] in try decoder.readHeader(of: original) }
+        guard let header, header.wholeImageBufferBytes >= largeDecodeBytes else {
+            return try await render(original, in: limiter, wantedSizes: wantedSizes, priority: priority)
+        }
+        let ticket = largeLimiter.makeTicket()
+        priority.follow(with: ticket)
+        return try await largeLimiter.run(priority: priority.current, ticket: ticket) {
+            statistics.record { $0.largeDecodes += 1 }
+            return try await render(original, in: limiter, wantedSizes: wantedSizes, priority: priority)
+        }
+    }
+
+    private func render(_ original: OriginalFetcher.Original.Body, in limiter: PriorityLimiter,
+                        wantedSizes: () -> Set<ThumbnailSize>,
+                        priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
         let ticket = limiter.makeTicket()
         priority.follow(with: ticket)
         return try await limiter.run(priority: priority.current, ticket: ticket) {
@@ -37,15 +57,29 @@ struct ThumbnailRenderer: Sendable {
     private func decode(_ original: OriginalFetcher.Original.Body, with decoder: ThumbnailDecoder) async throws -> Thumbnail {
         let cancellation = DecodeCancellation()
         return try await withTaskCancellationHandler {
-            try await BlockingWork.run {
-                switch original {
-                case let .stored(entry): try decoder.decode(entry.payload, cancellation: cancellation)
-                case let .downloaded(writer): try decoder.decode(writer.payload, cancellation: cancellation)
-                case let .memory(bytes): try decoder.decode(bytes, cancellation: cancellation)
-                }
-            }
+            try await BlockingWork.run { try decoder.decode(original, cancellation: cancellation) }
         } onCancel: {
             cancellation.cancel()
+        }
+    }
+}
+
+extension ThumbnailDecoder {
+    /// Decodes an original, wherever its bytes are.
+    func decode(_ original: OriginalFetcher.Original.Body, cancellation: DecodeCancellation) throws -> Thumbnail {
+        switch original {
+        case let .stored(entry): try decode(entry.payload, cancellation: cancellation)
+        case let .downloaded(writer): try decode(writer.payload, cancellation: cancellation)
+        case let .memory(bytes): try decode(bytes, cancellation: cancellation)
+        }
+    }
+
+    /// The header of an original, wherever its bytes are.
+    func readHeader(of original: OriginalFetcher.Original.Body) throws -> ImageHeader {
+        switch original {
+        case let .stored(entry): try readHeader(entry.payload)
+        case let .downloaded(writer): try readHeader(writer.payload)
+        case let .memory(bytes): try readHeader(bytes)
         }
     }
 }

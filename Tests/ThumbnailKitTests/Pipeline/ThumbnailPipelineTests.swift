@@ -71,6 +71,24 @@ import ThumbnailKit
         #expect(pipeline.statistics.decodes == 1 && pipeline.statistics.downloads == 1)
     }
 
+    @Test func decodesThatNeedAWholeImageBufferRunUnderTheLargeDecodeLimit() async throws {
+        for name in ["photo-picosdeeuropa-progressive-2048x1536.jpg", "jpeg-progressive-444-gradient-256x192.jpg",
+                     "photo-aitzgorri-baseline-3000x1998.jpg", "photo-life-adam7-rgb-640x480.png"] {
+            server.route("/\(name)", .init(body: try Fixtures.bytes(ofTestImage: name)))
+        }
+        let pipeline = try makePipeline()
+        for name in ["photo-picosdeeuropa-progressive-2048x1536.jpg", "jpeg-progressive-444-gradient-256x192.jpg",
+                     "photo-aitzgorri-baseline-3000x1998.jpg", "photo-life-adam7-rgb-640x480.png"] {
+            _ = try await pipeline.thumbnail(for: request("/\(name)"))
+        }
+        // Only the 2048×1536 progressive JPEG needs a buffer past 4 MiB (256×192 blocks × 3 × 128 bytes, at most).
+        #expect(pipeline.statistics.decodes == 4 && pipeline.statistics.largeDecodes == 1)
+        let header = try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: "photo-picosdeeuropa-progressive-2048x1536.jpg"))
+        #expect(header.wholeImageBufferBytes == 256 * 192 * 3 * 128)
+        #expect(try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: "photo-aitzgorri-baseline-3000x1998.jpg"))
+            .wholeImageBufferBytes == 0)
+    }
+
     @Test func sizesOfOneURLWantedTogetherComeFromOneDecode() async throws {
         let gate = ResponseGate()
         var behavior = TestHTTPServer.Behavior(body: photo)
