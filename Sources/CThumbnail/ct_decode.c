@@ -156,19 +156,27 @@ ct_status ct_decode_file(const char *path, const ct_decode_options *options, ct_
     return status;
 }
 
+/* A stream of its own on a duplicate of descriptor, so that fclose leaves the caller's open; NULL with errno set. */
+static FILE *ct_open_descriptor(int descriptor) {
+    int own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) return NULL;
+    FILE *file = fdopen(own, "rb");
+    if (file == NULL) {
+        int saved = errno;
+        close(own);
+        errno = saved;
+    }
+    return file;
+}
+
 ct_status ct_decode_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_decode_options *options,
                                ct_thumbnail *thumbnail, ct_error *error) {
     if (thumbnail == NULL || options == NULL || descriptor < 0)
         return ct_fail(error, CT_INVALID_ARGUMENT, "ct_decode_descriptor: invalid argument");
     memset(thumbnail, 0, sizeof *thumbnail);
     if (error != NULL) memset(error, 0, sizeof *error);
-    /* A duplicate, so that fclose leaves the caller's descriptor open. */
-    int own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
-    FILE *file = own >= 0 ? fdopen(own, "rb") : NULL;
-    if (file == NULL) {
-        if (own >= 0) close(own);
-        return ct_fail(error, CT_IO_ERROR, "cannot read the image file: %s", strerror(errno));
-    }
+    FILE *file = ct_open_descriptor(descriptor);
+    if (file == NULL) return ct_fail(error, CT_IO_ERROR, "cannot read the image file: %s", strerror(errno));
     ct_input input;
     ct_input_from_file(&input, file, offset, length);
     ct_status status = ct_input_seek(&input, 0) == 0
@@ -198,12 +206,8 @@ ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, 
     if (info == NULL || limits == NULL || descriptor < 0)
         return ct_fail(error, CT_INVALID_ARGUMENT, "ct_probe_descriptor: invalid argument");
     memset(info, 0, sizeof *info);
-    int own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
-    FILE *file = own >= 0 ? fdopen(own, "rb") : NULL;
-    if (file == NULL) {
-        if (own >= 0) close(own);
-        return ct_fail(error, CT_IO_ERROR, "cannot read the image file: %s", strerror(errno));
-    }
+    FILE *file = ct_open_descriptor(descriptor);
+    if (file == NULL) return ct_fail(error, CT_IO_ERROR, "cannot read the image file: %s", strerror(errno));
     ct_input input;
     ct_input_from_file(&input, file, offset, length);
     ct_status status;
