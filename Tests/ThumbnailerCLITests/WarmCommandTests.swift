@@ -237,4 +237,26 @@ import ThumbnailKit
         #expect(server.requestCount(image) == 1)
         #expect(try DiskCache(directory: cacheDirectory).containsEntry(forKey: image, in: .originals))
     }
+
+    /// A disk that refuses a write is a failure of the images it refused, never a success
+    /// (before the originals streamed to disk, this run exited 0 with their originals silently
+    /// not stored, and a later run "made them from stored originals").
+    @Test func aFileSizeLimitFailsTheImagesItStopsByNameAndExitsOne() async throws {
+        try serveImages()
+        serveJSONFeed()
+        let small = "jpeg-baseline-420-gradient-256x192.jpg"  // 4 kB; every photo is over 200 KiB
+        let arguments = ["-c", "ulimit -f 200 && exec \"$0\" \"$@\"", ChildProcess.thumbnailer, "warm",
+                         server.url("/feeds/feed.json"), "--cache-dir", cacheDirectory, "--json"]
+        let run = try await runBlocking { try ChildProcess.run(arguments, executable: "/bin/sh") }
+        #expect(run.status == 1, "\(run.standardOutput) \(run.standardError)")
+        let summary = (try? JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8))) as? [String: Any] ?? [:]
+        let failures = try #require(summary["failures"] as? [[String: String]])
+        let failed = Set(failures.compactMap { $0["url"] })
+        #expect(failed == Set(Self.images.filter { $0 != small }.map { server.url("/images/\($0)") }))
+        #expect(failures.allSatisfy { $0["reason"]?.contains("File too large") == true }, "\(failures)")
+        let cache = try DiskCache(directory: cacheDirectory)
+        #expect(cache.containsEntry(forKey: server.url("/images/\(small)"), in: .originals))
+        #expect(try cache.statistics().entries[.originals] == 1)
+        #expect(try cache.verify(repair: false).damaged.isEmpty)
+    }
 }
