@@ -25,7 +25,7 @@ import ThumbnailKit
 ///   with the server's `Retry-After`; a conditional request answered 304
 ///   returns ``ResponseHead/notModified`` with no body.
 /// - Cancelling the calling task removes the transfer at once.
-/// - Connections are reused, HTTP/2 is used when a server offers it, and the
+/// - Connections are reused, libcurl negotiates HTTP/2 over TLS when a server offers it, and the
 ///   proxy variables curl users set (`https_proxy`, `http_proxy`, `no_proxy`)
 ///   are honoured.
 ///
