@@ -173,8 +173,11 @@ final class HTTPTransfer: Sendable {
             return DataLoadingError.stalled(url, bytesPerSecond: configuration.lowSpeedLimit,
                                             duration: configuration.lowSpeedTime)
         case CF_TIMED_OUT:
-            let whole = message.contains("Operation timed out")
-            return DataLoadingError.timedOut(url, after: whole ? configuration.transferTimeout : configuration.connectTimeout)
+            // The speed floor ends a silent or trickling transfer first, so running out of the
+            // whole-transfer time means a body that kept coming, just too slowly to finish.
+            return message.contains("Operation timed out")
+                ? DataLoadingError.transferTimedOut(url, after: configuration.transferTimeout)
+                : DataLoadingError.timedOut(url, after: configuration.connectTimeout)
         case CF_TRUNCATED:
             return DataLoadingError.truncated(url, received: Int(result.received), expected: Int(result.expected))
         case CF_UNSUPPORTED_URL:

@@ -35,7 +35,16 @@ struct FeedOptions: ParsableArguments {
     @Option(help: "Seconds a transfer may stay under --low-speed-limit.")
     var lowSpeedTime = 15
 
-    @Option(help: "Attempts per image; only transient failures (timeouts, 5xx, 429, dropped connections) are retried.")
+    @Option(help: """
+        Seconds one download may take in all. A body still arriving above --low-speed-limit when \
+        this runs out is not retried: a server that slow stays slow.
+        """)
+    var transferTimeout = 120
+
+    @Option(help: """
+        Attempts per image; only transient failures (connect timeouts, stalls, 5xx, 429, dropped \
+        connections) are retried.
+        """)
     var retries = 3
 
     /// Allow or refuse private addresses.
@@ -44,8 +53,8 @@ struct FeedOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard lowSpeedLimit >= 1, lowSpeedTime >= 1 else {
-            throw ValidationError("--low-speed-limit and --low-speed-time must be at least 1")
+        guard lowSpeedLimit >= 1, lowSpeedTime >= 1, transferTimeout >= 1 else {
+            throw ValidationError("--low-speed-limit, --low-speed-time and --transfer-timeout must be at least 1")
         }
         guard retries >= 1 else { throw ValidationError("--retries must be at least 1") }
     }
@@ -65,7 +74,8 @@ struct FeedOptions: ParsableArguments {
     /// HTTP for web URLs (with the address policy), files for the rest.
     func makeImageLoader() throws -> SchemeRoutingDataLoader {
         try Self.loader(HTTPDataLoader.Configuration(
-            lowSpeedLimit: lowSpeedLimit, lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy))
+            transferTimeout: .seconds(transferTimeout), lowSpeedLimit: lowSpeedLimit,
+            lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy))
     }
 
     /// HTTP (as configured) for web URLs, files for the rest; failing to start libcurl exits 1.

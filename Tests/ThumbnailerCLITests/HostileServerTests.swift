@@ -230,6 +230,29 @@ import ThumbnailKit
         try expectOnly([hostile: .saying("stalled")], failedIn: run, valid: valid)
     }
 
+    /// The trickle policy: a stall costs at most the low-speed time per attempt,
+    /// so it is retried; a body that keeps coming above the floor but outlasts the
+    /// whole-transfer timeout is tried once, or one image would hold a download
+    /// slot for `--retries` × `--transfer-timeout` (6 minutes by default).
+    @Test func aStallIsRetriedButABodyThatOutlastsTheTransferTimeoutIsTriedOnce() async throws {
+        var silent = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[5]))
+        silent.trickle = (chunk: 1, pause: .seconds(4))
+        server.route("/stalls.jpg", silent)
+        var slow = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[1]))
+        slow.trickle = (chunk: 2_000, pause: .milliseconds(100))  // 20 kB/s, far above the 1024 B/s floor
+        server.route("/slow.jpg", slow)
+        let stalls = server.url("/stalls.jpg"), tooSlow = server.url("/slow.jpg")
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed([stalls, tooSlow] + valid),
+                                 ["--private-addresses", "allow", "--low-speed-time", "1", "--transfer-timeout", "2",
+                                  "--retries", "2"])
+
+        try expectOnly([stalls: .saying("stalled"), tooSlow: .saying("still incomplete after 2.0 seconds, not retried")],
+                       failedIn: run, valid: valid)
+        #expect(server.requestCount("/stalls.jpg") == 2)
+        #expect(server.requestCount("/slow.jpg") == 1)
+    }
+
     @Test func aBodyShorterThanItsContentLengthIsTruncated() async throws {
         var short = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.images[1]))
         short.claimedLength = short.body.count + 100_000

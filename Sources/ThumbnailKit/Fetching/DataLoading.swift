@@ -100,8 +100,11 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     case unsupportedURL(String)
     /// The server answered with a status other than 2xx (or 304 to a conditional request).
     case httpStatus(String, status: Int, retryAfter: Duration?)
-    /// No answer within the connect timeout, or the transfer outlasted its whole-transfer timeout.
+    /// No connection within the connect timeout.
     case timedOut(String, after: Duration)
+    /// The body kept arriving above the speed floor but outlasted the whole-transfer
+    /// timeout: a server that slow stays slow, so this is not retried.
+    case transferTimedOut(String, after: Duration)
     /// The connection could not be made or broke (refused, reset, host not found).
     case network(String, reason: String)
     /// The body ended before the announced length: the connection was dropped mid-transfer.
@@ -116,14 +119,16 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     /// addresses, which the loader's address policy refuses.
     case privateAddressRefused(String, address: String)
 
-    /// Whether trying again may succeed: timeouts, network failures, dropped
-    /// bodies, and the statuses ``RetryPolicy/isTransient(status:)`` names.
+    /// Whether trying again may succeed: connect timeouts, stalls, network failures,
+    /// dropped bodies, and the statuses ``RetryPolicy/isTransient(status:)`` names.
+    /// A stall is bounded by the speed floor's time, so retrying it costs little; a
+    /// body that outlasted the whole-transfer timeout would only trickle again.
     public var isTransient: Bool {
         switch self {
         case let .httpStatus(_, status, _): RetryPolicy.isTransient(status: status)
         case .timedOut, .network, .truncated, .stalled: true
         case .notFound, .unreadable, .tooLarge, .unsupportedURL, .redirectRefused, .tooManyRedirects,
-             .privateAddressRefused: false
+             .privateAddressRefused, .transferTimedOut: false
         }
     }
 
@@ -141,6 +146,7 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .unsupportedURL(url): "\(url): unsupported URL"
         case let .httpStatus(url, status, _): "\(url): HTTP \(status)"
         case let .timedOut(url, after): "\(url): timed out after \(after)"
+        case let .transferTimedOut(url, after): "\(url): still incomplete after \(after), not retried"
         case let .network(url, reason): "\(url): \(reason)"
         case let .truncated(url, received, expected): "\(url): connection closed after \(received) of \(expected) bytes"
         case let .stalled(url, bytesPerSecond, duration):
