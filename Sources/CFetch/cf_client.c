@@ -1,10 +1,12 @@
 /* The client: a multi handle, its I/O thread, and the command queue other threads use. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -163,6 +165,21 @@ static size_t cf_on_body(char *bytes, size_t size, size_t count, void *userdata)
     }
 }
 
+/* A socket that a process started by exec does not inherit. Linux sets the flag atomically with
+ * SOCK_CLOEXEC; Darwin has no such flag, so there it is set just after the socket is made. */
+static curl_socket_t cf_socket_closed_on_exec(int family, int type, int protocol) {
+#ifdef SOCK_CLOEXEC
+    int descriptor = socket(family, type | SOCK_CLOEXEC, protocol);
+#else
+    int descriptor = socket(family, type, protocol);
+    if (descriptor >= 0 && fcntl(descriptor, F_SETFD, FD_CLOEXEC) != 0) {
+        close(descriptor);
+        descriptor = -1;
+    }
+#endif
+    return descriptor < 0 ? CURL_SOCKET_BAD : descriptor;
+}
+
 /* Every connection libcurl opens, redirects included, comes through here: the address check. */
 static curl_socket_t cf_open_socket(void *userdata, curlsocktype purpose, struct curl_sockaddr *address) {
     cf_transfer *t = userdata;
@@ -172,8 +189,7 @@ static curl_socket_t cf_open_socket(void *userdata, curlsocktype purpose, struct
         return CURL_SOCKET_BAD;
     }
     t->refused_address[0] = '\0';
-    int descriptor = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-    return descriptor < 0 ? CURL_SOCKET_BAD : descriptor;
+    return cf_socket_closed_on_exec(address->family, address->socktype, address->protocol);
 }
 
 /* Nonzero when a libcurl option could not be set (out of memory, or a libcurl too old for it). */
