@@ -6,8 +6,8 @@
 /// `e` with a combining acute is one cell, a ZWJ family or a flag is one
 /// emoji of two. The widest code point of a character decides, and a
 /// variation selector 16 (`U+FE0F`) makes an emoji two wide. The stdlib has no
-/// East Asian Width property, so the Wide and Fullwidth blocks are a table
-/// here (``wideRanges``); characters of ambiguous width count as one, as a
+/// East Asian Width property, so the Wide and Fullwidth blocks are a sorted
+/// range table here; characters of ambiguous width count as one, as a
 /// terminal outside a CJK locale draws them.
 public enum CellWidth {
     /// Cells `text` takes, character by character. Control characters take
@@ -77,7 +77,7 @@ public enum CellWidth {
     /// EastAsianWidth.txt, sorted; emoji that are wide by default are found
     /// by `isEmojiPresentation` instead. Combining marks inside these blocks
     /// (the kana voicing marks) are zero-width by their category first.
-    static let wideRanges: [ClosedRange<UInt32>] = [
+    private static let wideRanges: [ClosedRange<UInt32>] = [
         0x1100...0x115F,    // Hangul Jamo initial consonants
         0x2329...0x232A,    // angle brackets
         0x2E80...0x303E,    // CJK radicals, Kangxi radicals, ideographic description, CJK symbols and punctuation
