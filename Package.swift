@@ -86,7 +86,7 @@ let package = Package(
         // What the executables share: sizes, byte counts, JSON lines, process memory.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["ThumbnailKit", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ThumbnailKit", "ThumbnailTerminal", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The command line: thumb, cache, warm, browse.
         .executableTarget(

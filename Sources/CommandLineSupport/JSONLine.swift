@@ -1,3 +1,5 @@
+import ThumbnailTerminal
+
 /// One JSON object on one line (strings, numbers, booleans, string arrays, arrays of objects),
 /// keys in the order they were added.
 ///
@@ -40,7 +42,9 @@ public struct JSONLine: Sendable {
 
     public var text: String { "{" + members.joined(separator: ",") + "}" }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259).
+    /// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259), and
+    /// with them DEL, the C1 controls and the bidi controls (``TerminalText/isControl(_:)``), which
+    /// JSON allows raw but a terminal showing the line would act on.
     public static func quoted(_ string: String) -> String {
         var result = "\""
         for scalar in string.unicodeScalars {
@@ -50,7 +54,7 @@ public struct JSONLine: Sendable {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where TerminalText.isControl(scalar):
                 let hex = String(scalar.value, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: result.unicodeScalars.append(scalar)

@@ -142,7 +142,7 @@ import ThumbnailKit
             "q quit r retry",
         ]
         let text = " " + parts.joined(separator: " · ")
-        return text + String(repeating: " ", count: max(0, layout.columns - text.count))
+        return text + String(repeating: " ", count: max(0, layout.columns - CellWidth.of(text)))
     }
 
     /// `768 B`, `12.5 KiB`, `31.9 MiB`: one decimal from KiB up.

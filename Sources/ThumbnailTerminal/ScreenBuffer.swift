@@ -15,19 +15,25 @@ public struct ScreenBuffer: Sendable, Hashable {
         cells[row * columns + column]
     }
 
-    /// Writes `text` from `column` on `row`, one character a cell, clipped at
-    /// the edges. Control characters are written as `?`: text comes from
-    /// feeds, and an escape or a newline in a title must not reach the terminal.
+    /// Writes `text` from `column` on `row`, clipped at the edges. The text
+    /// is escaped first (``TerminalText``): it comes from feeds, and an
+    /// escape, a newline or a bidi control must not reach the terminal. Each
+    /// character takes the cells it takes on a terminal (``CellWidth``): a
+    /// wide one two, a zero-width one none (it is left out, as it would show
+    /// nothing); a wide one that does not fit whole at an edge leaves a blank.
     public mutating func put(_ text: String, column: Int, row: Int, foreground: TerminalColor?,
                              background: TerminalColor?, bold: Bool) {
         guard row >= 0, row < rows else { return }
-        for (offset, character) in text.enumerated() {
-            let x = column + offset
-            guard x < columns else { return }
-            guard x >= 0 else { continue }
-            let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
-            cells[row * columns + x] = StyledCell(character: isControl ? "?" : character, foreground: foreground,
-                                                  background: background, bold: bold)
+        let style = StyledCell(foreground: foreground, background: background, bold: bold)
+        var x = column
+        for character in CellWidth.truncated(TerminalText.escaped(text), to: columns - column) {
+            let width = CellWidth.of(character)
+            if x >= 0 {
+                place(character, width: width, style: style, column: x, row: row)
+            } else if x + width > 0 {
+                place(" ", width: 1, style: style, column: 0, row: row)  // the visible half of a wide character
+            }
+            x += width
         }
     }
 
@@ -36,10 +42,40 @@ public struct ScreenBuffer: Sendable, Hashable {
         for y in 0..<image.height where row + y >= 0 && row + y < rows {
             for x in 0..<image.width where column + x >= 0 && column + x < columns {
                 let cell = image.cell(column: x, row: y)
-                cells[(row + y) * columns + column + x] = StyledCell(character: "▀", foreground: cell.top,
-                                                                      background: cell.bottom, bold: false)
+                place("▀", width: 1, style: StyledCell(foreground: cell.top, background: cell.bottom),
+                      column: column + x, row: row + y)
             }
         }
+    }
+
+    /// Puts `character`, `width` cells wide, at `column` in `style`; a wide
+    /// character's second cell becomes its ``StyledCell/isTrailingHalf``.
+    /// A wide character partly overwritten is blanked whole, as a terminal
+    /// does, so no half of it is left to go stale.
+    private mutating func place(_ character: Character, width: Int, style: StyledCell, column: Int, row: Int) {
+        guard width > 0 else { return }
+        let index = row * columns + column
+        breakWideCharacter(at: index)
+        var cell = style
+        cell.character = character
+        cells[index] = cell
+        if width == 2 {
+            breakWideCharacter(at: index + 1)
+            cell.character = " "
+            cell.isTrailingHalf = true
+            cells[index + 1] = cell
+        }
+    }
+
+    /// Blanks the other half of the wide character covering cell `index`, if any.
+    private mutating func breakWideCharacter(at index: Int) {
+        let column = index % columns
+        if cells[index].isTrailingHalf, column > 0 {
+            cells[index - 1].character = " "
+        } else if column + 1 < columns, cells[index + 1].isTrailingHalf {
+            cells[index + 1].isTrailingHalf = false
+        }
+        cells[index].isTrailingHalf = false
     }
 
     /// The escape sequences that turn a terminal showing `previous` into one
@@ -54,6 +90,8 @@ public struct ScreenBuffer: Sendable, Hashable {
         for row in 0..<rows {
             for column in 0..<columns {
                 let cell = self.cell(column: column, row: row)
+                // Drawn with the character on its left, and unchanged when that is.
+                if cell.isTrailingHalf { continue }
                 if !everything, let previous, previous.cell(column: column, row: row) == cell { continue }
                 if cursor.map({ $0.row != row || $0.column != column }) ?? true {
                     output += "\u{1B}[\(row + 1);\(column + 1)H"
@@ -63,7 +101,7 @@ public struct ScreenBuffer: Sendable, Hashable {
                     style = cell
                 }
                 output.append(cell.character)
-                cursor = (column + 1, row)
+                cursor = (column + CellWidth.of(cell.character), row)
             }
         }
         if style != nil { output += "\u{1B}[0m" }
@@ -73,13 +111,16 @@ public struct ScreenBuffer: Sendable, Hashable {
 
 /// One character cell: what it shows and in which colours.
 public struct StyledCell: Sendable, Hashable {
-    /// One column wide.
+    /// One or two columns wide (``CellWidth``); a space in a trailing half.
     public var character: Character = " "
     /// The text colour; `nil` for the terminal's own.
     public var foreground: TerminalColor?
     /// The cell's background; `nil` for the terminal's own.
     public var background: TerminalColor?
     public var bold = false
+    /// Whether this cell is the right half of the wide character in the cell
+    /// before it, which the terminal draws across both.
+    public internal(set) var isTrailingHalf = false
 
     public init(character: Character = " ", foreground: TerminalColor? = nil, background: TerminalColor? = nil,
                 bold: Bool = false) {

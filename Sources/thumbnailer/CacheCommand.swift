@@ -1,8 +1,10 @@
 import ArgumentParser
 import CommandLineSupport
 import ThumbnailKit
+import ThumbnailTerminal
 
-/// `thumbnailer cache stats|verify|clear`: look after the disk cache.
+/// `thumbnailer cache stats|verify|clear`: look after the disk cache. Lines
+/// naming the directory or an entry are escaped (``TerminalText``): a path may hold anything.
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
@@ -46,7 +48,7 @@ struct CacheCommand: ParsableCommand {
                 print(line.text)
                 return
             }
-            print("cache \(cache.directory)")
+            print(TerminalText.escaped("cache \(cache.directory)"))
             for namespace in DiskCache.Namespace.allCases {
                 let entries = statistics.entries[namespace] ?? 0
                 print("  \(namespace.rawValue): \(entries) entries, \(ByteCount(bytes: statistics.bytes[namespace] ?? 0))")
@@ -75,7 +77,7 @@ struct CacheCommand: ParsableCommand {
                 line.add("repaired", report.repaired)
                 print(line.text)
             } else {
-                for damaged in report.damaged { print("damaged: \(damaged.path): \(damaged.reason)") }
+                for damaged in report.damaged { print(TerminalText.escaped("damaged: \(damaged.path): \(damaged.reason)")) }
                 let action = report.repaired && !report.damaged.isEmpty ? ", removed" : ""
                 print("\(report.checked) entries checked, \(report.damaged.count) damaged\(action)")
             }
@@ -98,7 +100,7 @@ struct CacheCommand: ParsableCommand {
                 line.add("removedBytes", before.totalBytes)
                 print(line.text)
             } else {
-                print("removed \(before.totalEntries) entries (\(ByteCount(bytes: before.totalBytes))) from \(cache.directory)")
+                print(TerminalText.escaped("removed \(before.totalEntries) entries (\(ByteCount(bytes: before.totalBytes))) from \(cache.directory)"))
             }
         }
     }

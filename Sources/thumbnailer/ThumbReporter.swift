@@ -1,5 +1,6 @@
 import CommandLineSupport
 import ThumbnailKit
+import ThumbnailTerminal
 
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,7 @@ import Darwin
 #endif
 
 /// Prints outcomes: a line (or a JSON object) per input on stdout, a line per failure on stderr.
+/// Text lines are escaped (``TerminalText``): a file name may hold anything but `/` and NUL.
 struct ThumbReporter {
     let json: Bool
 
@@ -18,11 +20,11 @@ struct ThumbReporter {
                 print(record(outcome, written).text)
             } else {
                 let t = written.thumbnail, r = t.report
-                print("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(r.source.width)x\(r.source.height), scale \(r.scaleNumerator)/8, \(Self.format(milliseconds: outcome.milliseconds)))")
+                print(TerminalText.escaped("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(r.source.width)x\(r.source.height), scale \(r.scaleNumerator)/8, \(Self.format(milliseconds: outcome.milliseconds)))"))
             }
         case .failure(let error):
             let (kind, reason) = Self.describe(error)
-            StandardError.print("thumbnailer: \(outcome.input): \(kind): \(reason)\n")
+            StandardError.print(TerminalText.escaped("thumbnailer: \(outcome.input): \(kind): \(reason)") + "\n")
             if json {
                 var line = JSONLine()
                 line.add("input", outcome.input)

@@ -1,5 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
+import ThumbnailKit
+import ThumbnailTerminal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,7 +16,9 @@ struct Thumbnailer: AsyncParsableCommand {
         abstract: "Decode-and-downscale image thumbnails without ever holding a full-size bitmap.",
         subcommands: [ThumbCommand.self, CacheCommand.self, WarmCommand.self, BrowseCommand.self])
 
-    /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status.
+    /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status,
+    /// and so does a cache error (status 1). Both lines are escaped (``TerminalText``): they may quote
+    /// a feed, a URL or a path.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -26,11 +30,17 @@ struct Thumbnailer: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            StandardError.print("thumbnailer: \(failure)\n")
-            exit(withError: ExitCode(failure.exitCode))
+            exit(with: failure)
+        } catch let error as DiskCacheError {
+            exit(with: CommandFailure("\(error)", exitCode: 1))
         } catch {
             exit(withError: error)
         }
+    }
+
+    private static func exit(with failure: CommandFailure) -> Never {
+        StandardError.print(TerminalText.escaped("thumbnailer: \(failure)") + "\n")
+        exit(withError: ExitCode(failure.exitCode))
     }
 }
 

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Synchronization
 import ThumbnailKit
+import ThumbnailTerminal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,10 +57,12 @@ final class WarmProgressDisplay: Sendable {
         if style == .bar { StandardError.print("\n") }
     }
 
+    /// Writes `line`, escaped like every line on a terminal (``TerminalText``), in the style's way.
     private func write(_ line: String) {
+        let escaped = TerminalText.escaped(line)
         switch style {
-        case .bar: StandardError.print("\r\u{1B}[2K" + line)
-        case .lines: StandardError.print(line + "\n")
+        case .bar: StandardError.print("\r\u{1B}[2K" + escaped)
+        case .lines: StandardError.print(escaped + "\n")
         case .silent: break
         }
     }

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import ThumbnailFeeds
 import ThumbnailKit
+import ThumbnailTerminal
 
 /// What `warm` prints at the end: as text, or as one JSON object.
 struct WarmSummary {
@@ -25,15 +26,23 @@ struct WarmSummary {
         self.interrupted = interrupted
     }
 
-    /// Images that failed, and images the feed named but may not be fetched.
+    /// Images that failed, and images the feed named but may not be fetched;
+    /// each reason without the URL a loading error starts with, which the failure already names.
     var failures: [(url: String, reason: String)] {
-        report.failures + feed.refused.map { ($0.url, "refused: \($0.reason)") }
+        report.failures.map { ($0.url, Self.reason($0.reason, withoutPrefix: $0.url)) }
+            + feed.refused.map { ($0.url, "refused: \($0.reason)") }
+    }
+
+    private static func reason(_ reason: String, withoutPrefix url: String) -> String {
+        reason.hasPrefix(url + ": ") ? String(reason.dropFirst(url.count + 2)) : reason
     }
 
     private var sizeList: [String] { sizes.map(\.description).sorted() }
     private var elapsedSeconds: Double { (elapsed.inSeconds * 1000).rounded() / 1000 }
     private var cacheBytes: Int? { try? cache.statistics().totalBytes }
 
+    /// The summary as lines of text, each escaped (``TerminalText``): URLs,
+    /// reasons and paths come from feeds and servers.
     var text: String {
         var lines = [
             "feed        \(feedLocation) (\(feed.format.rawValue), \(feed.items.count) items, \(report.images) images)",
@@ -50,7 +59,7 @@ struct WarmSummary {
         lines.append("disk cache  \(cache.directory): \(cacheBytes.map { ByteCount(bytes: $0).description } ?? "?") of "
                      + "\(ByteCount(bytes: cache.sizeLimit)), evicted \(evictions.entries) entries (\(ByteCount(bytes: evictions.bytes)))")
         lines.append("elapsed     \(elapsedSeconds) s, peak RSS \(ByteCount(bytes: peakResidentBytes))")
-        return lines.joined(separator: "\n")
+        return lines.map(TerminalText.escaped).joined(separator: "\n")
     }
 
     var json: String {
