@@ -55,7 +55,7 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         let clock = ContinuousClock()
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)
-        let cache = try source.openCache()
+        let cache = try source.cache.open()
         let feed = try await source.loadFeed()
         let loader = try source.makeImageLoader()
 

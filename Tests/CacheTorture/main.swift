@@ -92,14 +92,16 @@ case "file-size-limit":
     do {
         try cache.store(payload(for: "big", size: 1 << 20), forKey: "big", in: .originals)
         fail("a 1 MiB entry was stored past a 64 KiB file size limit")
-    } catch DiskCacheError.writeFailed(_, let reason) {
-        print("writeFailed: \(reason)")
+    } catch let error as DiskCacheError {
+        guard case .storageFull(_, .fileSizeLimit) = error else { fail("unexpected \(error)") }
+        print("storageFull: \(error)")
     }
     do {
         try storeStreamed(payload(for: "big", size: 1 << 20), forKey: "big", in: .originals, cache: cache)
         fail("a 1 MiB entry was streamed past a 64 KiB file size limit")
-    } catch DiskCacheError.writeFailed(_, let reason) {
-        print("streamed writeFailed: \(reason)")
+    } catch let error as DiskCacheError {
+        guard case .storageFull(_, .fileSizeLimit) = error else { fail("unexpected \(error)") }
+        print("streamed storageFull: \(error)")
     }
     guard try cache.entry(forKey: "big", in: .originals) == nil,
           try cache.entry(forKey: "small", in: .originals)?.bytes == payload(for: "small", size: 1_000)
