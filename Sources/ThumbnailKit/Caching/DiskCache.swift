@@ -78,6 +78,8 @@ public final class DiskCache: Sendable {
     private let fileLock: FileLock
     private let index: Mutex<DiskCacheIndex>
     private let evictedByThisProcess = Mutex(Evictions())
+    /// Entries open in this process, which eviction to make room passes over.
+    let entriesInUse = EntriesInUse()
 
     /// Entries this process removed to stay within the size limit.
     public struct Evictions: Sendable, Hashable {
@@ -194,7 +196,7 @@ public final class DiskCache: Sendable {
         }
         let entry: OpenedDiskCacheEntry?
         do {
-            entry = try OpenedDiskCacheEntry(checking: descriptor, path: path)
+            entry = try OpenedDiskCacheEntry(checking: descriptor, path: path, use: entriesInUse.use(id))
         } catch {
             close(descriptor)
             throw DiskCacheError.readFailed(path, reason: "\(error)")
@@ -222,7 +224,7 @@ public final class DiskCache: Sendable {
         }
         do {
             try changeIndex { index in
-                try evict(from: &index, keeping: id) { $0.totalBytes - ($0.records[id]?.bytes ?? 0) + onDisk <= sizeLimit }
+                try evict(from: &index, keeping: [id]) { $0.totalBytes - ($0.records[id]?.bytes ?? 0) + onDisk <= sizeLimit }
                 try FileSystem.move(temporary, to: path)
                 do {
                     try index.add(id, bytes: onDisk, lastUsed: FileSystem.now())
@@ -247,8 +249,9 @@ public final class DiskCache: Sendable {
     public static let writeAttemptsWhenFull = 3
 
     /// Runs `write`, which must be safe to repeat; when the file system is out
-    /// of room, evicts entries worth `bytes` (never `id`) and runs it again,
-    /// up to ``writeAttemptsWhenFull`` times in all, or until nothing is left to evict.
+    /// of room, evicts entries worth `bytes` (never `id`, nor an entry open in
+    /// this process) and runs it again, up to ``writeAttemptsWhenFull`` times
+    /// in all, or until nothing is left to evict.
     func makingRoom<Result>(for bytes: Int, keeping id: String, _ write: () throws -> Result) throws -> Result {
         var attempt = 1
         while true {
@@ -258,7 +261,7 @@ public final class DiskCache: Sendable {
                 attempt += 1
                 let freed = try changeIndex { index in
                     let target = index.totalBytes - bytes
-                    return try evict(from: &index, keeping: id) { $0.totalBytes <= target }
+                    return try evict(from: &index, keeping: entriesInUse.ids.union([id])) { $0.totalBytes <= target }
                 }
                 guard freed > 0 else { throw error }
             }
@@ -380,15 +383,15 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes least recently used entries other than `id` until `isEnough`
+    /// Removes least recently used entries other than `kept` until `isEnough`
     /// holds or none is left, and returns the bytes removed. Before removing a
     /// candidate it checks the file's modification time, which another
     /// process's read may have refreshed.
     @discardableResult
-    private func evict(from index: inout DiskCacheIndex, keeping id: String,
+    private func evict(from index: inout DiskCacheIndex, keeping kept: Set<String>,
                        until isEnough: (DiskCacheIndex) -> Bool) throws -> Int {
         var freed = 0
-        while !isEnough(index), let candidate = index.oldest(excluding: id) {
+        while !isEnough(index), let candidate = index.oldest(excluding: kept) {
             let path = filePath(of: candidate.id)
             if let status = FileSystem.status(path) {
                 let modified = FileSystem.modificationTime(status)

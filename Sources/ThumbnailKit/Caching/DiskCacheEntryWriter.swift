@@ -29,6 +29,8 @@ public final class DiskCacheEntryWriter: Sendable {
     private let temporary: String
     private let metadataLength: Int
     private let state: Mutex<State>
+    /// Marks the entry open in its cache (see ``EntriesInUse``) while this writer lives.
+    private let use: EntriesInUse.Use
 
     init(cache: DiskCache, key: String, id: String, path: String, temporary: String, metadata: DiskCacheMetadata) throws {
         self.cache = cache
@@ -46,6 +48,7 @@ public final class DiskCacheEntryWriter: Sendable {
         var hasher = SHA256()
         fields.withUnsafeBytes { hasher.update($0) }
         state = Mutex(State(descriptor: descriptor, hasher: hasher))
+        use = cache.entriesInUse.use(id)
         do {
             // The header is written for real once the payload's length and digest are known.
             let placeholder = [UInt8](repeating: 0, count: DiskCacheEntryFormat.headerSize) + fields

@@ -15,8 +15,8 @@
 /// journal is removed and the records are this process's alone until a
 /// snapshot can be written again. Every process then rebuilds its records
 /// from the directory, which holds the truth, at its next change (it finds no
-/// journal). An append refused part way is cut back first, so no process ever
-/// reads half a line of it.
+/// journal). A line the file system took only in part goes with the journal,
+/// so no process reads half of it.
 ///
 /// Journal: a first line `thumbnailer-journal <generation>`, then
 /// `+ <id> <bytes on disk> <last used, ns>` and `- <id>` lines, where `<id>`
@@ -117,10 +117,10 @@ struct DiskCacheIndex {
         generation = nil
     }
 
-    /// The least recently used entry, other than `excluded`.
-    func oldest(excluding excluded: String) -> (id: String, record: Record)? {
+    /// The least recently used entry, other than those `excluded`.
+    func oldest(excluding excluded: Set<String>) -> (id: String, record: Record)? {
         var oldest: (id: String, record: Record)?
-        for (id, record) in records where id != excluded {
+        for (id, record) in records where !excluded.contains(id) {
             if oldest.map({ record.lastUsed < $0.record.lastUsed }) ?? true { oldest = (id, record) }
         }
         return oldest

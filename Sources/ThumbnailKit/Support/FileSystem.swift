@@ -215,22 +215,13 @@ enum FileSystem {
         if rename(source, destination) != 0 { throw failure("cannot rename", source) }
     }
 
-    /// Appends `text` to the existing file `path` (O_APPEND: after whatever is
-    /// there, also when another process appended meanwhile). A write refused
-    /// part way (a full disk) is truncated away, so the file never ends in part
-    /// of `text`.
+    /// Appends `text` (O_APPEND keeps concurrent appenders whole). A write
+    /// cut short is carried on, so a refusal reports its reason (`ENOSPC`).
     static func append(_ text: String, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot open", path) }
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
-        do {
-            try Array(text.utf8).withUnsafeBytes { try write($0, to: descriptor, path: path) }
-        } catch {
-            _ = ftruncate(descriptor, status.st_size)
-            throw error
-        }
+        try Array(text.utf8).withUnsafeBytes { try write($0, to: descriptor, path: path) }
     }
 }
 
