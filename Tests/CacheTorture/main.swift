@@ -6,6 +6,8 @@
 //   cache-torture write-n DIR LIMIT COUNT SEED  store COUNT entries, read each back, exit 0
 //   cache-torture file-size-limit DIR           with RLIMIT_FSIZE at 64 KiB, a 1 MiB store, whole or
 //                                               streamed, must fail cleanly
+//   cache-torture full-disk ROOT                on an empty 400 KiB tmpfs at ROOT: a full disk's steps
+//                                               (see FullDisk.swift)
 import ThumbnailKit
 
 #if canImport(Glibc)
@@ -106,6 +108,9 @@ case "file-size-limit":
     guard try cache.entry(forKey: "big", in: .originals) == nil,
           try cache.entry(forKey: "small", in: .originals)?.bytes == payload(for: "small", size: 1_000)
     else { fail("the cache is not as it was") }
+
+case "full-disk":
+    try runFullDisk(root: directory)
 
 default:
     fail("unknown mode \(arguments[1])")
