@@ -16,6 +16,9 @@ struct Thumbnailer: AsyncParsableCommand {
 
     /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status.
     static func main() async {
+        // A write past the file size limit (`ulimit -f`) then fails with EFBIG, which
+        // each command reports as a failure of that file, instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             // Before the command's work starts any thread: a thread that allocates gets an arena.

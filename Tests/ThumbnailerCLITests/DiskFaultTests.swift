@@ -163,6 +163,30 @@ import Glibc
         #expect(steps.read("leftovers").isEmpty)
     }
 
+    /// Under a file size limit (`prlimit --fsize`, in bytes), the cache
+    /// commands work without a journal, and a warm-up fails the images whose
+    /// originals pass the limit, by name. (Before, SIGXFSZ killed the process.)
+    @Test func aFileSizeLimitFailsTheFilesItStopsNotTheProcess() async throws {
+        let directory = temporary.path("cache")
+        func limited(_ bytes: Int, _ arguments: [String]) async throws -> ChildProcess.Outcome {
+            try await runBlocking {
+                try ChildProcess.run(["--fsize=\(bytes)", ChildProcess.thumbnailer] + arguments, executable: "/usr/bin/prlimit")
+            }
+        }
+        // Not even the journal's first line fits.
+        let stats = try await limited(16, ["cache", "stats", "--cache-dir", directory])
+        #expect(stats.status == 0, "\(stats.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/journal.new"))
+
+        // The journal and the summary fit; no original (4 to 7 kB) does.
+        let warm = try await limited(4096, ["warm", server.url("/small.json"), "--cache-dir", directory, "--json"])
+        #expect(warm.status == 1, "\(warm.standardError)")
+        let summary = (try? JSONSerialization.jsonObject(with: Data(warm.standardOutput.utf8))) as? [String: Any] ?? [:]
+        let failures = try #require(summary["failures"] as? [[String: String]])
+        #expect(Set(failures.compactMap { $0["url"] }) == Set(Self.smallImages.map { server.url("/images/\($0)") }))
+        #expect(failures.allSatisfy { $0["reason"]?.hasPrefix("file size limit (File too large)") == true }, "\(failures)")
+    }
+
     /// `cache clear` removes every entry and leaves, and lists, what the
     /// cache did not write. (Before, it stopped at the first directory.)
     @Test func clearLeavesAndListsWhatIsNotAnEntry() throws {
