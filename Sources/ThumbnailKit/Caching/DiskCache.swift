@@ -21,6 +21,13 @@ import Darwin
 ///   after every write: least recently used entries (by file modification
 ///   time, which every read refreshes) are removed before a new one is
 ///   renamed into place. An entry larger than the limit is refused.
+/// - A write that finds the file system full (`ENOSPC`, `EDQUOT`) evicts
+///   least recently used entries, never one open in this process, and tries
+///   again (``writeAttemptsWhenFull``); then, or at once past the file size
+///   limit (`EFBIG`), it fails with ``DiskCacheError/storageFull(_:_:)`` and
+///   leaves nothing behind. A journal without room never fails anything
+///   (see ``DiskCacheIndex``): opening, counting, verifying and clearing work
+///   on a disk without a free byte.
 /// - Changes to the index happen under an exclusive `flock` on `<dir>/lock`
 ///   and are journalled for the other processes (see ``DiskCacheIndex``);
 ///   reads take no lock. At open the index is rebuilt from the directory
