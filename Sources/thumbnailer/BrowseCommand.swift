@@ -39,7 +39,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         } catch {
             throw CommandFailure("\(error)", exitCode: 1)
         }
-        let cache = try source.openCache()
+        let cache = try source.cache.open()
         let feed = try await source.loadFeed()
         let loader = try source.makeImageLoader()
         let items = feed.items.map { item in

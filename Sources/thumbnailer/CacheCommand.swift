@@ -13,18 +13,14 @@ struct CacheCommand: ParsableCommand {
 
     /// Options every cache subcommand takes.
     struct Location: ParsableArguments {
-        @Option(help: "Cache directory (default: $THUMBNAILER_CACHE_DIR, else $XDG_CACHE_HOME/thumbnailer or ~/.cache/thumbnailer).")
-        var cacheDir: String?
-
-        @Option(help: "The cache's size limit, e.g. 512M or 2G (the same default as warm and browse).")
-        var diskLimit: ByteCount = ByteCount(bytes: 1 << 30)
+        @OptionGroup var cache: CacheOptions
 
         @Flag(help: "Print one JSON object instead of text.")
         var json = false
 
-        /// Opens (creating if needed) the cache; a DiskCacheError says what is wrong and exits 1.
+        /// Opens (creating if needed) the cache; a failure says what is wrong and exits 1.
         func open() throws -> DiskCache {
-            try DiskCache(directory: cacheDir ?? CacheLocation.defaultDirectory(), sizeLimit: diskLimit.bytes)
+            try cache.open()
         }
     }
 
@@ -86,21 +82,24 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every entry.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove every entry.",
+            discussion: "Anything else in the cache's folders (a folder, a file it did not write) is left there and listed.")
 
         @OptionGroup var location: Location
 
         func run() throws {
             let cache = try location.open()
-            let before = try cache.statistics()
-            try cache.removeAll()
+            let removal = try cache.removeAll()
             if location.json {
                 var line = JSONLine()
-                line.add("removedEntries", before.totalEntries)
-                line.add("removedBytes", before.totalBytes)
+                line.add("removedEntries", removal.entries)
+                line.add("removedBytes", removal.bytes)
+                line.add("foreign", removal.foreign)
                 print(line.text)
             } else {
-                print(TerminalText.escaped("removed \(before.totalEntries) entries (\(ByteCount(bytes: before.totalBytes))) from \(cache.directory)"))
+                for path in removal.foreign { print(TerminalText.escaped("left \(path): not a cache entry")) }
+                print(TerminalText.escaped("removed \(removal.entries) entries (\(ByteCount(bytes: removal.bytes))) from \(cache.directory)"))
             }
         }
     }

@@ -10,11 +10,7 @@ struct FeedOptions: ParsableArguments {
     @Argument(help: "The feed: an http(s):// URL, a file:// URL or a path.")
     var feed: String
 
-    @Option(help: "Cache directory (default: $THUMBNAILER_CACHE_DIR, else $XDG_CACHE_HOME/thumbnailer or ~/.cache/thumbnailer).")
-    var cacheDir: String?
-
-    @Option(help: "The disk cache's size limit, e.g. 512M or 2G.")
-    var diskLimit = ByteCount(bytes: 1 << 30)
+    @OptionGroup var cache: CacheOptions
 
     @Option(help: "In plain JSON, the dotted path of each object's image URL, e.g. media.large.href.")
     var imageKey: String?
@@ -84,15 +80,6 @@ struct FeedOptions: ParsableArguments {
             return SchemeRoutingDataLoader(network: try HTTPDataLoader(configuration: configuration))
         } catch {
             throw CommandFailure("cannot start HTTP: \(error)", exitCode: 1)
-        }
-    }
-
-    /// Opens (creating if needed) the disk cache; a failure exits 1.
-    func openCache() throws -> DiskCache {
-        do {
-            return try DiskCache(directory: cacheDir ?? CacheLocation.defaultDirectory(), sizeLimit: diskLimit.bytes)
-        } catch {
-            throw CommandFailure("cannot use the cache: \(error)", exitCode: 1)
         }
     }
 

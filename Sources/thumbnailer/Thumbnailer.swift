@@ -20,6 +20,9 @@ struct Thumbnailer: AsyncParsableCommand {
     /// and so does a cache error (status 1). Both lines are escaped (``TerminalText``): they may quote
     /// a feed, a URL or a path.
     static func main() async {
+        // A write past the file size limit (`ulimit -f`) then fails with EFBIG, which
+        // each command reports as a failure of that file, instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             // Before the command's work starts any thread: a thread that allocates gets an arena.

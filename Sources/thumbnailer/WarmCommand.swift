@@ -14,8 +14,9 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         abstract: "Prebuild the caches from a feed (JSON Feed, RSS, Atom, plain JSON).",
         discussion: """
             Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
-            them), 2 when the feed itself could not be fetched or parsed, 64 on usage errors, \
-            130 when interrupted (Ctrl-C; run again to finish the rest).
+            them with the reason; an image the disk had no room for, even for one thumbnail, \
+            is one of them), 2 when the feed itself could not be fetched or parsed, 64 on usage \
+            errors, 130 when interrupted (Ctrl-C; run again to finish the rest).
             """)
 
     @OptionGroup var source: FeedOptions
@@ -55,7 +56,7 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         let clock = ContinuousClock()
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)
-        let cache = try source.openCache()
+        let cache = try source.cache.open()
         let feed = try await source.loadFeed()
         let loader = try source.makeImageLoader()
 

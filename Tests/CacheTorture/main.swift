@@ -6,6 +6,8 @@
 //   cache-torture write-n DIR LIMIT COUNT SEED  store COUNT entries, read each back, exit 0
 //   cache-torture file-size-limit DIR           with RLIMIT_FSIZE at 64 KiB, a 1 MiB store, whole or
 //                                               streamed, must fail cleanly
+//   cache-torture full-disk ROOT                on an empty 400 KiB tmpfs at ROOT: a full disk's steps
+//                                               (see FullDisk.swift)
 import ThumbnailKit
 
 #if canImport(Glibc)
@@ -92,18 +94,23 @@ case "file-size-limit":
     do {
         try cache.store(payload(for: "big", size: 1 << 20), forKey: "big", in: .originals)
         fail("a 1 MiB entry was stored past a 64 KiB file size limit")
-    } catch DiskCacheError.writeFailed(_, let reason) {
-        print("writeFailed: \(reason)")
+    } catch let error as DiskCacheError {
+        guard case .storageFull(_, .fileSizeLimit) = error else { fail("unexpected \(error)") }
+        print("storageFull: \(error)")
     }
     do {
         try storeStreamed(payload(for: "big", size: 1 << 20), forKey: "big", in: .originals, cache: cache)
         fail("a 1 MiB entry was streamed past a 64 KiB file size limit")
-    } catch DiskCacheError.writeFailed(_, let reason) {
-        print("streamed writeFailed: \(reason)")
+    } catch let error as DiskCacheError {
+        guard case .storageFull(_, .fileSizeLimit) = error else { fail("unexpected \(error)") }
+        print("streamed storageFull: \(error)")
     }
     guard try cache.entry(forKey: "big", in: .originals) == nil,
           try cache.entry(forKey: "small", in: .originals)?.bytes == payload(for: "small", size: 1_000)
     else { fail("the cache is not as it was") }
+
+case "full-disk":
+    try runFullDisk(root: directory)
 
 default:
     fail("unknown mode \(arguments[1])")

@@ -157,8 +157,21 @@ public struct ChildProcess: Sendable {
         variables.merge(environment) { _, new in new }
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
+        // The child starts as from a shell: no signal blocked (this thread may block some,
+        // and a blocked SIGXFSZ would hide that a file size limit kills the child), SIGXFSZ at its default.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var fileSizeSignal = sigset_t()
+        sigemptyset(&fileSizeSignal)
+        sigaddset(&fileSizeSignal, SIGXFSZ)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &fileSizeSignal)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             try? FileManager.default.removeItem(at: directory)
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)

@@ -18,6 +18,37 @@ public enum CacheLocation {
         #endif
     }
 
+    /// Why `directory` must not hold a cache, or `nil` when it may: it may
+    /// when it does not exist yet, is empty, or holds a cache already (the
+    /// `originals/` and `thumbnails/` folders, or a journal of ours). It may
+    /// not when it is `/` or the home directory (symbolic links followed), or
+    /// holds other files.
+    public static func refusal(for directory: String) -> UnsafeCacheDirectory? {
+        guard let resolved = realPath(directory) else { return nil }  // not there yet: it will be made for the cache
+        if resolved == "/" { return .root(directory) }
+        if realPath(homeDirectory()) == resolved { return .home(directory) }
+        let names = FileSystem.contents(of: resolved).sorted()
+        guard !names.isEmpty, !holdsCache(resolved) else { return nil }
+        return .foreign(directory, holding: Array(names.prefix(3)) + (names.count > 3 ? ["…"] : []))
+    }
+
+    /// Whether `directory` has a cache's tiers or its journal.
+    private static func holdsCache(_ directory: String) -> Bool {
+        let tiers = DiskCache.Namespace.allCases.allSatisfy { namespace in
+            FileSystem.status("\(directory)/\(namespace.rawValue)").map(FileSystem.isDirectory) == true
+        }
+        let journal = (try? FileSystem.read("\(directory)/journal", from: 0, upTo: DiskCacheIndex.header.utf8.count))
+            .flatMap { $0 }.map { $0.elementsEqual(DiskCacheIndex.header.utf8) } == true
+        return tiers || journal
+    }
+
+    /// The absolute path without symbolic links, `.` or `..`; `nil` when it does not exist.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }

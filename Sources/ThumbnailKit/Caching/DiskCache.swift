@@ -21,6 +21,13 @@ import Darwin
 ///   after every write: least recently used entries (by file modification
 ///   time, which every read refreshes) are removed before a new one is
 ///   renamed into place. An entry larger than the limit is refused.
+/// - A write that finds the file system full (`ENOSPC`, `EDQUOT`) evicts
+///   least recently used entries, never one open in this process, and tries
+///   again (``writeAttemptsWhenFull``); then, or at once past the file size
+///   limit (`EFBIG`), it fails with ``DiskCacheError/storageFull(_:_:)`` and
+///   leaves nothing behind. A journal without room never fails anything
+///   (see ``DiskCacheIndex``): opening, counting, verifying and clearing work
+///   on a disk without a free byte.
 /// - Changes to the index happen under an exclusive `flock` on `<dir>/lock`
 ///   and are journalled for the other processes (see ``DiskCacheIndex``);
 ///   reads take no lock. At open the index is rebuilt from the directory
@@ -46,6 +53,16 @@ public final class DiskCache: Sendable {
         public var sizeLimit: Int
     }
 
+    /// What ``removeAll()`` removed, and what it left.
+    public struct Removal: Sendable, Hashable {
+        /// Entries removed.
+        public var entries = 0
+        /// The bytes they occupied on disk.
+        public var bytes = 0
+        /// Paths in the namespaces' folders that are not entries: left in place.
+        public var foreign: [String] = []
+    }
+
     /// What ``verify(repair:)`` found.
     public struct VerificationReport: Sendable {
         /// Entries read and checked.
@@ -68,6 +85,8 @@ public final class DiskCache: Sendable {
     private let fileLock: FileLock
     private let index: Mutex<DiskCacheIndex>
     private let evictedByThisProcess = Mutex(Evictions())
+    /// Entries open in this process, which eviction to make room passes over.
+    let entriesInUse = EntriesInUse()
 
     /// Entries this process removed to stay within the size limit.
     public struct Evictions: Sendable, Hashable {
@@ -128,11 +147,13 @@ public final class DiskCache: Sendable {
     public var evictions: Evictions { evictedByThisProcess.withLock { $0 } }
 
     /// Stores `bytes` under `key`, replacing any earlier entry, removing least
-    /// recently used entries first if the limit requires it.
+    /// recently used entries first if the limit requires it, or if the file
+    /// system is out of room (see ``writeAttemptsWhenFull``).
     /// - Throws: ``DiskCacheError/entryTooLarge(bytes:limit:)`` (nothing is
-    ///   stored), ``DiskCacheError/writeFailed(_:reason:)`` when the disk is
-    ///   full or the write fails (the cache stays as it was, less any entries
-    ///   already evicted to make room).
+    ///   stored), ``DiskCacheError/storageFull(_:_:)`` when the file system
+    ///   has no room for it even after evicting, ``DiskCacheError/writeFailed(_:reason:)``
+    ///   when the write fails otherwise (the cache stays as it was, less any
+    ///   entries already evicted to make room).
     public func store(_ bytes: [UInt8], forKey key: String, in namespace: Namespace,
                       metadata: DiskCacheMetadata = DiskCacheMetadata()) throws {
         let (id, path) = location(of: key, in: namespace)
@@ -144,19 +165,21 @@ public final class DiskCache: Sendable {
         let temporary = temporaryPath(besides: path)
         let onDisk: Int
         do {
-            onDisk = try inEntryFolder(of: path) {
-                try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+            onDisk = try makingRoom(for: file.count, keeping: id) {
+                try inEntryFolder(of: path) {
+                    try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
+                }
             }
         } catch {
-            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+            throw DiskCacheError.writing(path, error)
         }
         try commit(temporary, occupying: onDisk, as: id, at: path)
     }
 
     /// Starts an entry for `key` whose payload arrives in pieces (a download):
     /// it is written to a temporary file, hashed on the way, and becomes the
-    /// entry only when committed.
-    /// - Throws: ``DiskCacheError/writeFailed(_:reason:)``.
+    /// entry only when committed. Its writes make room as ``store(_:forKey:in:metadata:)``'s do.
+    /// - Throws: ``DiskCacheError/storageFull(_:_:)``, ``DiskCacheError/writeFailed(_:reason:)``.
     public func makeEntryWriter(forKey key: String, in namespace: Namespace,
                                 metadata: DiskCacheMetadata = DiskCacheMetadata()) throws -> DiskCacheEntryWriter {
         let (id, path) = location(of: key, in: namespace)
@@ -180,7 +203,7 @@ public final class DiskCache: Sendable {
         }
         let entry: OpenedDiskCacheEntry?
         do {
-            entry = try OpenedDiskCacheEntry(checking: descriptor, path: path)
+            entry = try OpenedDiskCacheEntry(checking: descriptor, path: path, use: entriesInUse.use(id))
         } catch {
             close(descriptor)
             throw DiskCacheError.readFailed(path, reason: "\(error)")
@@ -208,7 +231,7 @@ public final class DiskCache: Sendable {
         }
         do {
             try changeIndex { index in
-                try evict(from: &index, toFit: onDisk, keeping: id)
+                try evict(from: &index, keeping: [id]) { $0.totalBytes - ($0.records[id]?.bytes ?? 0) + onDisk <= sizeLimit }
                 try FileSystem.move(temporary, to: path)
                 do {
                     try index.add(id, bytes: onDisk, lastUsed: FileSystem.now())
@@ -220,12 +243,35 @@ public final class DiskCache: Sendable {
                 }
                 try index.compactIfNeeded()
             }
-        } catch let error as DiskCacheError {
-            try? FileSystem.remove(temporary)
-            throw error
         } catch {
             try? FileSystem.remove(temporary)
-            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+            throw DiskCacheError.writing(path, error)
+        }
+    }
+
+    /// How often a write is tried when the file system is out of room
+    /// (`ENOSPC`, `EDQUOT`): before each retry, least recently used entries
+    /// worth at least the bytes being written are evicted. A write past the
+    /// file size limit (`EFBIG`) is not retried: eviction cannot help it.
+    public static let writeAttemptsWhenFull = 3
+
+    /// Runs `write`, which must be safe to repeat; when the file system is out
+    /// of room, evicts entries worth `bytes` (never `id`, nor an entry open in
+    /// this process) and runs it again, up to ``writeAttemptsWhenFull`` times
+    /// in all, or until nothing is left to evict.
+    func makingRoom<Result>(for bytes: Int, keeping id: String, _ write: () throws -> Result) throws -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try write()
+            } catch where StorageShortage(error)?.isRelievedByEviction == true && attempt < Self.writeAttemptsWhenFull {
+                attempt += 1
+                let freed = try changeIndex { index in
+                    let target = index.totalBytes - bytes
+                    return try evict(from: &index, keeping: entriesInUse.ids.union([id])) { $0.totalBytes <= target }
+                }
+                guard freed > 0 else { throw error }
+            }
         }
     }
 
@@ -255,12 +301,22 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes every entry.
-    public func removeAll() throws {
+    /// Removes every entry, the files first (on a full disk they make the
+    /// room the journal then needs). Whatever else is in the namespaces'
+    /// folders (a folder named like an entry, a file the cache did not
+    /// write) stays where it is and is reported.
+    @discardableResult
+    public func removeAll() throws -> Removal {
         try changeIndex { index in
-            for (id, _) in index.records { try FileSystem.remove(filePath(of: id)) }
-            for id in try scanDirectory().keys { try FileSystem.remove(filePath(of: id)) }
+            let scan = try scanDirectory()
+            var removal = Removal(foreign: scan.foreign)
+            for (id, record) in scan.entries {
+                try FileSystem.remove(filePath(of: id))
+                removal.entries += 1
+                removal.bytes += record.bytes
+            }
             try index.replaceAll(with: [:])
+            return removal
         }
     }
 
@@ -321,12 +377,12 @@ public final class DiskCache: Sendable {
         try index.withLock { index in
             try fileLock.withLock {
                 if rebuilding {
-                    try index.replaceAll(with: scanDirectory())
+                    try index.replaceAll(with: scanDirectory().entries)
                 } else {
                     do {
                         try index.synchronize()
                     } catch is DiskCacheIndex.Missing {
-                        try index.replaceAll(with: scanDirectory())
+                        try index.replaceAll(with: scanDirectory().entries)
                     }
                 }
                 return try body(&index)
@@ -334,12 +390,15 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes least recently used entries until `bytes` more fit. Before
-    /// removing a candidate it checks the file's modification time, which
-    /// another process's read may have refreshed.
-    private func evict(from index: inout DiskCacheIndex, toFit bytes: Int, keeping id: String) throws {
-        func used(_ index: DiskCacheIndex) -> Int { index.totalBytes - (index.records[id]?.bytes ?? 0) }
-        while used(index) + bytes > sizeLimit, let candidate = index.oldest(excluding: id) {
+    /// Removes least recently used entries other than `kept` until `isEnough`
+    /// holds or none is left, and returns the bytes removed. Before removing a
+    /// candidate it checks the file's modification time, which another
+    /// process's read may have refreshed.
+    @discardableResult
+    private func evict(from index: inout DiskCacheIndex, keeping kept: Set<String>,
+                       until isEnough: (DiskCacheIndex) -> Bool) throws -> Int {
+        var freed = 0
+        while !isEnough(index), let candidate = index.oldest(excluding: kept) {
             let path = filePath(of: candidate.id)
             if let status = FileSystem.status(path) {
                 let modified = FileSystem.modificationTime(status)
@@ -350,11 +409,13 @@ public final class DiskCache: Sendable {
             }
             try FileSystem.remove(path)
             try index.remove(candidate.id)
+            freed += candidate.record.bytes
             evictedByThisProcess.withLock {
                 $0.entries += 1
                 $0.bytes += candidate.record.bytes
             }
         }
+        return freed
     }
 
     private func discardDamaged(id: String, path: String) throws {
@@ -364,26 +425,37 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Every entry file on disk, with its size and modification time; removes
-    /// temporary files whose writer is gone.
-    private func scanDirectory() throws -> [String: DiskCacheIndex.Record] {
-        var records: [String: DiskCacheIndex.Record] = [:]
+    /// Every entry file on disk, with its size and modification time, and the
+    /// paths in the namespaces that are not entries (nor temporary files);
+    /// removes temporary files whose writer is gone.
+    private func scanDirectory() throws -> (entries: [String: DiskCacheIndex.Record], foreign: [String]) {
+        var entries: [String: DiskCacheIndex.Record] = [:]
+        var foreign: [String] = []
         for namespace in Namespace.allCases {
             let root = "\(directory)/\(namespace.rawValue)"
-            for folder in FileSystem.contents(of: root) where folder.count == 2 {
-                for name in FileSystem.contents(of: "\(root)/\(folder)") {
+            for folder in FileSystem.contents(of: root).sorted() {
+                guard folder.count == 2, FileSystem.status("\(root)/\(folder)").map(FileSystem.isDirectory) == true else {
+                    foreign.append("\(root)/\(folder)")
+                    continue
+                }
+                for name in FileSystem.contents(of: "\(root)/\(folder)").sorted() {
                     let path = "\(root)/\(folder)/\(name)"
                     if name.hasPrefix(".tmp-") {
                         if Self.writerIsGone(temporaryName: name) { try FileSystem.remove(path) }
                         continue
                     }
-                    guard name.count == 64, name.hasPrefix(folder), let status = FileSystem.status(path) else { continue }
-                    records["\(namespace.rawValue)/\(name)"] = DiskCacheIndex.Record(
+                    guard name.count == 64, name.hasPrefix(folder), let status = FileSystem.status(path),
+                          FileSystem.isRegularFile(status)
+                    else {
+                        foreign.append(path)
+                        continue
+                    }
+                    entries["\(namespace.rawValue)/\(name)"] = DiskCacheIndex.Record(
                         bytes: FileSystem.onDiskSize(status), lastUsed: FileSystem.modificationTime(status))
                 }
             }
         }
-        return records
+        return (entries, foreign)
     }
 
     /// `.tmp-<pid>-<random>`: the writer is gone when no process has that pid.
@@ -414,7 +486,10 @@ public final class DiskCache: Sendable {
 public enum DiskCacheError: Error, Sendable, CustomStringConvertible {
     /// The directory could not be created, opened or locked.
     case unusableDirectory(String, reason: String)
-    /// Writing an entry failed (a full disk, a file size limit, permissions).
+    /// The file system had no room for the entry, even after evicting what
+    /// could be evicted: nothing was stored.
+    case storageFull(String, StorageShortage)
+    /// Writing an entry failed for another reason (permissions, an I/O error).
     case writeFailed(String, reason: String)
     /// Reading an entry failed for a reason other than its absence.
     case readFailed(String, reason: String)
@@ -424,9 +499,20 @@ public enum DiskCacheError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .unusableDirectory(path, reason): "cache directory \(path) is unusable: \(reason)"
+        case let .storageFull(path, shortage): "\(shortage): could not write cache entry \(path)"
         case let .writeFailed(path, reason): "could not write cache entry \(path): \(reason)"
         case let .readFailed(path, reason): "could not read cache entry \(path): \(reason)"
         case let .entryTooLarge(bytes, limit): "entry of \(bytes) bytes exceeds the cache limit of \(limit) bytes"
         }
+    }
+}
+
+extension DiskCacheError {
+    /// What `error`, thrown while writing the entry at `path`, means for the
+    /// cache: ``storageFull(_:_:)`` when the file system ran out of room.
+    static func writing(_ path: String, _ error: any Error) -> DiskCacheError {
+        if let error = error as? DiskCacheError { return error }
+        if let shortage = StorageShortage(error) { return .storageFull(path, shortage) }
+        return .writeFailed(path, reason: "\(error)")
     }
 }

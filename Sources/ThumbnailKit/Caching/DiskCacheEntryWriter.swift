@@ -29,6 +29,8 @@ public final class DiskCacheEntryWriter: Sendable {
     private let temporary: String
     private let metadataLength: Int
     private let state: Mutex<State>
+    /// Marks the entry open in its cache (see ``EntriesInUse``) while this writer lives.
+    private let use: EntriesInUse.Use
 
     init(cache: DiskCache, key: String, id: String, path: String, temporary: String, metadata: DiskCacheMetadata) throws {
         self.cache = cache
@@ -41,18 +43,21 @@ public final class DiskCacheEntryWriter: Sendable {
         do {
             descriptor = try cache.inEntryFolder(of: path) { try FileSystem.createExclusively(temporary) }
         } catch {
-            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+            throw DiskCacheError.writing(path, error)
         }
         var hasher = SHA256()
         fields.withUnsafeBytes { hasher.update($0) }
         state = Mutex(State(descriptor: descriptor, hasher: hasher))
+        use = cache.entriesInUse.use(id)
         do {
             // The header is written for real once the payload's length and digest are known.
             let placeholder = [UInt8](repeating: 0, count: DiskCacheEntryFormat.headerSize) + fields
-            try placeholder.withUnsafeBytes { try FileSystem.write($0, to: descriptor, path: temporary) }
+            try cache.makingRoom(for: placeholder.count, keeping: id) {
+                try placeholder.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: 0, path: temporary) }
+            }
         } catch {
             discard()
-            throw DiskCacheError.writeFailed(path, reason: "\(error)")
+            throw DiskCacheError.writing(path, error)
         }
     }
 
@@ -61,19 +66,26 @@ public final class DiskCacheEntryWriter: Sendable {
     /// Payload bytes written so far.
     public var payloadBytes: Int { state.withLock { $0.payloadBytes } }
 
-    /// Appends payload bytes.
-    /// - Throws: ``DiskCacheError/writeFailed(_:reason:)`` (a full disk, a file
-    ///   size limit), ``DiskCacheError/entryTooLarge(bytes:limit:)`` once the
-    ///   entry could no longer fit the cache's limit.
+    /// Appends payload bytes; on a full file system, evicts entries to make
+    /// room as ``DiskCache/store(_:forKey:in:metadata:)`` does.
+    /// - Throws: ``DiskCacheError/storageFull(_:_:)`` (a full disk even after
+    ///   evicting, a file size limit), ``DiskCacheError/writeFailed(_:reason:)``,
+    ///   ``DiskCacheError/entryTooLarge(bytes:limit:)`` once the entry could no
+    ///   longer fit the cache's limit.
     public func append(_ bytes: UnsafeRawBufferPointer) throws {
         try state.withLock { state in
             precondition(!state.headerWritten && !state.isClosed, "append after finishing the entry")
-            let total = DiskCacheEntryFormat.headerSize + metadataLength + state.payloadBytes + bytes.count
-            guard total <= cache.sizeLimit else { throw DiskCacheError.entryTooLarge(bytes: total, limit: cache.sizeLimit) }
+            let end = DiskCacheEntryFormat.headerSize + metadataLength + state.payloadBytes
+            guard end + bytes.count <= cache.sizeLimit else {
+                throw DiskCacheError.entryTooLarge(bytes: end + bytes.count, limit: cache.sizeLimit)
+            }
             do {
-                try FileSystem.write(bytes, to: state.descriptor, path: temporary)
+                // At an explicit offset, so that a write retried after eviction lands where the failed one began.
+                try cache.makingRoom(for: bytes.count, keeping: id) {
+                    try FileSystem.write(bytes, to: state.descriptor, at: end, path: temporary)
+                }
             } catch {
-                throw DiskCacheError.writeFailed(path, reason: "\(error)")
+                throw DiskCacheError.writing(path, error)
             }
             state.hasher.update(bytes)
             state.payloadBytes += bytes.count
@@ -108,7 +120,7 @@ public final class DiskCacheEntryWriter: Sendable {
                 if !state.isClosed { close(state.descriptor) }
                 state.isClosed = true
                 unlink(temporary)
-                throw DiskCacheError.writeFailed(path, reason: "\(error)")
+                throw DiskCacheError.writing(path, error)
             }
         }
         try cache.commit(temporary, occupying: onDisk, as: id, at: path)

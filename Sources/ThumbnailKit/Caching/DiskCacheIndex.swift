@@ -10,10 +10,21 @@
 /// a file system may hand the old number to the new file.) A line cut short
 /// by a killed process is skipped, and the next appender terminates it first.
 ///
+/// The journal never stands in the way of the cache: when the file system has
+/// no room for a journal line or a snapshot (`ENOSPC`, `EDQUOT`, `EFBIG`), the
+/// journal is removed and the records are this process's alone until a
+/// snapshot can be written again. Every process then rebuilds its records
+/// from the directory, which holds the truth, at its next change (it finds no
+/// journal). A line the file system took only in part goes with the journal,
+/// so no process reads half of it.
+///
 /// Journal: a first line `thumbnailer-journal <generation>`, then
 /// `+ <id> <bytes on disk> <last used, ns>` and `- <id>` lines, where `<id>`
 /// is `<namespace>/<sha256 hex>`.
 struct DiskCacheIndex {
+    /// The journal's first word: marks a directory as a cache of ours.
+    static let header = "thumbnailer-journal"
+
     struct Record {
         var bytes: Int
         var lastUsed: Int64
@@ -22,6 +33,7 @@ struct DiskCacheIndex {
     let journalPath: String
     private(set) var records: [String: Record] = [:]
     private(set) var totalBytes = 0
+    /// The journal's generation; `nil` when there is no journal (see above).
     private var generation: String?
     private var journalOffset = 0
     private var journalLines = 0
@@ -35,7 +47,7 @@ struct DiskCacheIndex {
         guard let header = try FileSystem.read(journalPath, from: 0, upTo: 64),
               let end = header.firstIndex(of: UInt8(ascii: "\n")),
               case let fields = header[..<end].split(separator: UInt8(ascii: " ")),
-              fields.count == 2, fields[0].elementsEqual("thumbnailer-journal".utf8)
+              fields.count == 2, fields[0].elementsEqual(Self.header.utf8)
         else {
             // No journal, or not one this version wrote: start one from the directory's truth.
             throw DiskCacheIndex.Missing()
@@ -76,26 +88,39 @@ struct DiskCacheIndex {
         records[id]?.lastUsed = time
     }
 
-    /// Replaces everything with `records` and writes them as a fresh journal.
+    /// Replaces everything with `records` and writes them as a fresh journal,
+    /// or, when the file system has no room for it, goes on without one.
     /// Call holding the file lock.
     mutating func replaceAll(with records: [String: Record]) throws {
         let snapshot = journalPath + ".new"
         let newGeneration = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        var text = "thumbnailer-journal \(newGeneration)\n"
+        var text = "\(Self.header) \(newGeneration)\n"
         for (id, record) in records { text += "+ \(id) \(record.bytes) \(record.lastUsed)\n" }
-        try FileSystem.remove(snapshot)
-        _ = try FileSystem.create(snapshot, with: Array(text.utf8), synchronize: false)
-        try FileSystem.move(snapshot, to: journalPath)
-        reset(generation: newGeneration)
+        var written = true
+        do {
+            try FileSystem.remove(snapshot)
+            _ = try FileSystem.create(snapshot, with: Array(text.utf8), synchronize: false)
+            try FileSystem.move(snapshot, to: journalPath)
+        } catch where StorageShortage(error) != nil {
+            try dropJournal()
+            written = false
+        }
+        reset(generation: written ? newGeneration : nil)
         for (id, record) in records { set(id, record) }
-        journalOffset = text.utf8.count
-        journalLines = records.count
+        journalOffset = written ? text.utf8.count : 0
+        journalLines = written ? records.count : 0
     }
 
-    /// The least recently used entry, other than `excluded`.
-    func oldest(excluding excluded: String) -> (id: String, record: Record)? {
+    /// Removes the journal, which can no longer follow the directory.
+    private mutating func dropJournal() throws {
+        try FileSystem.remove(journalPath)
+        generation = nil
+    }
+
+    /// The least recently used entry, other than those `excluded`.
+    func oldest(excluding excluded: Set<String>) -> (id: String, record: Record)? {
         var oldest: (id: String, record: Record)?
-        for (id, record) in records where id != excluded {
+        for (id, record) in records where !excluded.contains(id) {
             if oldest.map({ record.lastUsed < $0.record.lastUsed }) ?? true { oldest = (id, record) }
         }
         return oldest
@@ -103,15 +128,23 @@ struct DiskCacheIndex {
 
     /// Rewrites the journal when it has grown well past the entries it describes.
     mutating func compactIfNeeded() throws {
-        if journalLines > max(1024, 4 * records.count) { try replaceAll(with: records) }
+        if generation != nil, journalLines > max(1024, 4 * records.count) { try replaceAll(with: records) }
     }
 
+    /// Journals `line`; without a journal, or without room for the line, the
+    /// directory alone records the change (see above).
     private mutating func append(_ line: String) throws {
+        guard generation != nil else { return }
         // After synchronize every complete line is consumed, so bytes past the
         // offset can only be a line cut short by a killed writer: end it first.
         let size = FileSystem.status(journalPath).map { Int($0.st_size) } ?? 0
         let text = (size > journalOffset ? "\n" : "") + line
-        try FileSystem.append(text, to: journalPath)
+        do {
+            try FileSystem.append(text, to: journalPath)
+        } catch where StorageShortage(error) != nil {
+            try dropJournal()
+            return
+        }
         journalOffset = size + text.utf8.count
         journalLines += 1
     }

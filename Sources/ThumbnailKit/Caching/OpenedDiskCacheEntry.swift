@@ -15,12 +15,16 @@ public final class OpenedDiskCacheEntry: Sendable {
     /// The payload, in the open file.
     public let payload: FileRegion
 
+    /// Marks the entry open in its cache (see ``EntriesInUse``).
+    private let use: EntriesInUse.Use?
+
     /// Bytes hashed per read while checking.
     private static let chunkSize = 256 * 1024
 
     /// Takes `descriptor` (closing it on deinit) once its layout and checksum
     /// hold; `nil` when they do not (the caller then still owns it).
-    init?(checking descriptor: Int32, path: String) throws {
+    init?(checking descriptor: Int32, path: String, use: EntriesInUse.Use? = nil) throws {
+        self.use = use
         let headerSize = DiskCacheEntryFormat.headerSize
         let header = try FileSystem.read(descriptor, count: headerSize, at: 0, path: path)
         var status = stat()

@@ -62,14 +62,11 @@ struct OriginalFetcher: Sendable {
         return Original(body: body, metadata: OriginalSink.metadata(of: url, response))
     }
 
-    /// Commits a new original's file into the original tier; a disk failure is logged, not thrown.
-    func store(_ original: Original, of url: String) async {
+    /// Commits a new original's file into the original tier.
+    /// - Throws: ``DiskCacheError`` when the disk refused it (its temporary file is then gone).
+    func store(_ original: Original) async throws {
         guard case let .downloaded(writer) = original.body else { return }
-        do {
-            try await BlockingWork.run { try writer.commit() }
-        } catch {
-            logger.warning("could not store an original on disk", metadata: ["url": "\(url)", "error": "\(error)"])
-        }
+        try await BlockingWork.run { try writer.commit() }
     }
 
     private func openStored(_ url: String) async -> OpenedDiskCacheEntry? {

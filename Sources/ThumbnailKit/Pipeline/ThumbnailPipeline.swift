@@ -101,8 +101,11 @@ public final class ThumbnailPipeline: Sendable {
     private let store: ThumbnailStore
     private let fetcher: OriginalFetcher
     private let renderer: ThumbnailRenderer
-    private let thumbnails = Coalescer<ThumbnailWork, Thumbnail>()
-    private let renditions = Coalescer<OriginalWork, [ThumbnailSize: Thumbnail]>()
+    /// A thumbnail, and why what was made for it is not on disk (see ``ThumbnailSet/storageFailure``).
+    private typealias Made = (thumbnail: Thumbnail, storageFailure: (any Error)?)
+
+    private let thumbnails = Coalescer<ThumbnailWork, Made>()
+    private let renditions = Coalescer<OriginalWork, ThumbnailSet>()
     private let requestedSizes = RequestedSizes()
     private let progress = ProgressRelay<String, ThumbnailProgress>()
     private let counters = StatisticsCounter()
@@ -146,16 +149,26 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// The thumbnail for `request`, from the first tier that has it.
+    ///
+    /// A thumbnail made but not stored on disk (a full disk) is returned all
+    /// the same, and kept in memory: the failure is logged, and
+    /// ``thumbnails(of:sizes:priority:cachePolicy:progress:)`` reports it.
     /// - Parameter progress: called with what the request is doing (bytes
     ///   arriving, a retry waiting, decoding), in order, on any thread.
     /// - Throws: ``DataLoadingError``, ``ThumbnailDecodingError``, or
     ///   `CancellationError` when the calling task is cancelled.
     public func thumbnail(for request: ThumbnailRequest,
                           progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> Thumbnail {
+        try await made(for: request, progress: progress).thumbnail
+    }
+
+    /// ``thumbnail(for:progress:)``, with its storage failure.
+    private func made(for request: ThumbnailRequest,
+                      progress: (@Sendable (ThumbnailProgress) -> Void)?) async throws -> Made {
         if let hit = cachedThumbnail(for: request) {
             counters.record { $0.memoryHits += 1 }
             logger.debug("memory hit", metadata: ["key": "\(request.key)"])
-            return hit
+            return (hit, nil)
         }
         do {
             return try await self.progress.listening(to: request.url, with: progress) {
@@ -176,19 +189,23 @@ public final class ThumbnailPipeline: Sendable {
     /// Thumbnails of `url` at every one of `sizes`, from one decode of the
     /// original when any of them has to be made (a warm-up making 128 and
     /// 256 px decodes once). Each size goes through the tiers as
-    /// ``thumbnail(for:progress:)`` would.
+    /// ``thumbnail(for:progress:)`` would; the result also says whether what
+    /// was made is on disk (``ThumbnailSet/storageFailure``).
     /// - Throws: as ``thumbnail(for:progress:)``; the first error of any size.
     public func thumbnails(of url: String, sizes: Set<ThumbnailSize>, priority: RequestPriority = .normal,
                            cachePolicy: CachePolicy = .useCache,
-                           progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> [ThumbnailSize: Thumbnail] {
+                           progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> ThumbnailSet {
         // Counted as wanted before any of them starts, so the first decode makes them all.
         try await requestedSizes.wanting(sizes, of: url) {
-            try await withThrowingTaskGroup(of: (ThumbnailSize, Thumbnail).self) { group in
+            try await withThrowingTaskGroup(of: (ThumbnailSize, Made).self) { group in
                 for size in sizes {
                     let request = ThumbnailRequest(url: url, size: size, priority: priority, cachePolicy: cachePolicy)
-                    group.addTask { (size, try await self.thumbnail(for: request, progress: progress)) }
+                    group.addTask { (size, try await self.made(for: request, progress: progress)) }
                 }
-                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+                return try await group.reduce(into: ThumbnailSet(thumbnails: [:])) { set, made in
+                    set.thumbnails[made.0] = made.1.thumbnail
+                    set.storageFailure = set.storageFailure ?? made.1.storageFailure
+                }
             }
         }
     }
@@ -203,15 +220,15 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// The shared work for one URL and size: the disk tier, else a share of a decode of the original.
-    private func makeThumbnail(for request: ThumbnailRequest, work: Coalescer<ThumbnailWork, Thumbnail>.Work) async throws -> Thumbnail {
+    private func makeThumbnail(for request: ThumbnailRequest, work: Coalescer<ThumbnailWork, Made>.Work) async throws -> Made {
         let key = request.key
         if request.cachePolicy == .useCache {
             // A decode for another size of this URL may have just made it.
-            if let made = memoryCache.value(forKey: key) { return made }
+            if let made = memoryCache.value(forKey: key) { return (made, nil) }
             if let stored = await store.readFromDisk(key) {
                 counters.record { $0.thumbnailDiskHits += 1 }
                 logger.debug("thumbnail from disk", metadata: ["key": "\(key)"])
-                return stored
+                return (stored, nil)
             }
         }
         let original = OriginalWork(url: request.url, policy: request.cachePolicy)
@@ -224,7 +241,7 @@ public final class ThumbnailPipeline: Sendable {
                 let made = try await renditions.value(for: original, priority: work.priority) { work in
                     try await self.render(original, work: work)
                 }
-                if let thumbnail = made[request.size] { return thumbnail }
+                if let thumbnail = made.thumbnails[request.size] { return (thumbnail, made.storageFailure) }
             }
         }
     }
@@ -232,22 +249,35 @@ public final class ThumbnailPipeline: Sendable {
     /// The shared work for one URL: fetch (or read) the original, decode it
     /// once for every size wanted, keep the results.
     private func render(_ work: OriginalWork,
-                        work shared: Coalescer<OriginalWork, [ThumbnailSize: Thumbnail]>.Work) async throws -> [ThumbnailSize: Thumbnail] {
+                        work shared: Coalescer<OriginalWork, ThumbnailSet>.Work) async throws -> ThumbnailSet {
         let priority = PriorityFollower(shared.priority)
         shared.onPriorityRaised { priority.raise(to: $0) }
         let original = try await fetcher.original(of: work.url, policy: work.policy, priority: priority)
         if !original.isNew, work.policy == .revalidate, let stored = await storedThumbnails(of: work.url) {
-            return stored
+            return ThumbnailSet(thumbnails: stored)
         }
         progress.emit(.decoding, for: work.url)
         let made = try await renderer.render(original.body, wantedSizes: { [requestedSizes] in requestedSizes.sizes(of: work.url) },
                                              priority: priority)
         logger.debug("decoded", metadata: ["url": "\(work.url)", "sizes": "\(made.keys.map(\.description))"])
-        await fetcher.store(original, of: work.url)
-        for (size, thumbnail) in made {
-            await store.keep(thumbnail, for: ThumbnailKey(url: work.url, size: size))
+        // What could not be stored is still returned: the thumbnails are good.
+        var storageFailure: (any Error)?
+        do {
+            try await fetcher.store(original)
+        } catch {
+            storageFailure = error
         }
-        return made
+        for (size, thumbnail) in made {
+            do {
+                try await store.keep(thumbnail, for: ThumbnailKey(url: work.url, size: size))
+            } catch {
+                storageFailure = storageFailure ?? error
+            }
+        }
+        if let storageFailure {
+            logger.warning("not stored on disk", metadata: ["url": "\(work.url)", "error": "\(storageFailure)"])
+        }
+        return ThumbnailSet(thumbnails: made, storageFailure: storageFailure)
     }
 
     /// After a 304: every wanted size from the thumbnail disk tier, or `nil` if one is missing.

@@ -36,20 +36,18 @@ struct ThumbnailStore: Sendable {
         }
     }
 
-    /// Keeps `thumbnail` in memory and, encoded, on disk. A disk failure (full,
-    /// read-only) is logged, not thrown: the thumbnail itself is fine.
-    func keep(_ thumbnail: Thumbnail, for key: ThumbnailKey) async {
+    /// Keeps `thumbnail` in memory and, encoded, on disk.
+    /// - Throws: ``DiskCacheError`` (a full disk, a file size limit, …) or
+    ///   ``ThumbnailEncodingError`` when it could not be stored on disk; it is
+    ///   in memory all the same.
+    func keep(_ thumbnail: Thumbnail, for key: ThumbnailKey) async throws {
         _ = memory.insert(thumbnail, forKey: key, cost: thumbnail.byteCount)
         guard let disk else { return }
         let diskKey = diskKey(key)
         let encoder = encoder
-        do {
-            try await BlockingWork.run {
-                try disk.store(encoder.encode(thumbnail), forKey: diskKey, in: .thumbnails,
-                               metadata: DiskCacheMetadata(url: key.url))
-            }
-        } catch {
-            logger.warning("could not store a thumbnail on disk", metadata: ["key": "\(key)", "error": "\(error)"])
+        try await BlockingWork.run {
+            try disk.store(encoder.encode(thumbnail), forKey: diskKey, in: .thumbnails,
+                           metadata: DiskCacheMetadata(url: key.url))
         }
     }
 }

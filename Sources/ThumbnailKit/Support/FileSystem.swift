@@ -154,6 +154,10 @@ enum FileSystem {
         return stat(path, &status) == 0 ? status : nil
     }
 
+    static func isDirectory(_ status: stat) -> Bool { (status.st_mode & S_IFMT) == S_IFDIR }
+
+    static func isRegularFile(_ status: stat) -> Bool { (status.st_mode & S_IFMT) == S_IFREG }
+
     /// Modification time in nanoseconds since 1970.
     static func modificationTime(_ status: stat) -> Int64 {
         #if canImport(Darwin)
@@ -182,7 +186,7 @@ enum FileSystem {
             prefix += component + "/"
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw failure("cannot create directory", prefix) }
         }
-        guard let status = status(path), (status.st_mode & S_IFMT) == S_IFDIR else {
+        guard let status = status(path), isDirectory(status) else {
             throw FileOperationError(operation: "not a directory:", path: path, code: ENOTDIR)
         }
     }
@@ -211,15 +215,13 @@ enum FileSystem {
         if rename(source, destination) != 0 { throw failure("cannot rename", source) }
     }
 
-    /// Appends `text` with one write (O_APPEND keeps concurrent appenders whole).
+    /// Appends `text` (O_APPEND keeps concurrent appenders whole). A write
+    /// cut short is carried on, so a refusal reports its reason (`ENOSPC`).
     static func append(_ text: String, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot open", path) }
         defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { return }
-        let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress!, $0.count) }
-        guard written == bytes.count else { throw failure("cannot append to", path) }
+        try Array(text.utf8).withUnsafeBytes { try write($0, to: descriptor, path: path) }
     }
 }
 

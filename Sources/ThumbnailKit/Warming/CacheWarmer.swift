@@ -63,8 +63,9 @@ public struct CacheWarmer: Sendable {
         let before = pipeline.storedCopies(of: url, sizes: sizes)
         if !revalidate, before.hasOriginal, before.thumbnailSizes == sizes { return .alreadyCached }
         let received = Mutex(0)
+        let made: ThumbnailSet
         do {
-            _ = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
+            made = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
                 guard case let .fetching(transfer) = event else { return }
                 let added = received.withLock { previous in
                     defer { previous = transfer.receivedBytes }
@@ -80,6 +81,8 @@ public struct CacheWarmer: Sendable {
         let bytes = received.withLock { $0 }
         let after = pipeline.storedCopies(of: url, sizes: sizes)
         tally.wrote(bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
+        // Made but not on disk: the next run would have to make it again.
+        if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
         if bytes > 0 { return .fetched(bytes: bytes) }
         return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
     }

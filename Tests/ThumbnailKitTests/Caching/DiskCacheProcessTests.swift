@@ -73,8 +73,8 @@ import Glibc
         let (directory, torture) = (directory, torture)
         let outcome = try await runBlocking { try ChildProcess.run(["file-size-limit", directory.path], executable: torture) }
         #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
-        #expect(outcome.standardOutput.contains("writeFailed"))
-        #expect(outcome.standardOutput.contains("streamed writeFailed: ") && outcome.standardOutput.contains("File too large"))
+        #expect(outcome.standardOutput.contains("storageFull"))
+        #expect(outcome.standardOutput.contains("streamed storageFull: ") && outcome.standardOutput.contains("File too large"))
         let leftovers = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
             .filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "a failed streamed write removes its temporary file: \(leftovers)")

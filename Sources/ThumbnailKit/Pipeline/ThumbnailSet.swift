@@ -1,0 +1,19 @@
+/// Thumbnails of one image at several sizes, and whether the disk tiers kept
+/// what was made for them (see ``ThumbnailPipeline/thumbnails(of:sizes:priority:cachePolicy:progress:)``).
+public struct ThumbnailSet: Sendable {
+    /// A thumbnail for each size asked for.
+    public var thumbnails: [ThumbnailSize: Thumbnail]
+    /// Why a copy made for these thumbnails (the original, or an encoded
+    /// thumbnail) is not on disk: a ``DiskCacheError``
+    /// (``DiskCacheError/storageFull(_:_:)`` on a full disk) or a
+    /// ``ThumbnailEncodingError``; `nil` when everything made was stored.
+    ///
+    /// The thumbnails are good either way, and in the memory cache: a list
+    /// shows them; a warm-up, whose job is the disk, counts the image as failed.
+    public var storageFailure: (any Error)?
+
+    public init(thumbnails: [ThumbnailSize: Thumbnail], storageFailure: (any Error)? = nil) {
+        self.thumbnails = thumbnails
+        self.storageFailure = storageFailure
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import CommandLineSupport
+import ThumbnailKit
+
+/// Where the disk cache is and how big it may grow: what every command that
+/// uses the cache takes. A directory that is no place for a cache (`/`, the
+/// home directory, a folder of other files) is refused unless `--force`.
+struct CacheOptions: ParsableArguments {
+    @Option(help: "Cache directory (default: $THUMBNAILER_CACHE_DIR, else $XDG_CACHE_HOME/thumbnailer or ~/.cache/thumbnailer).")
+    var cacheDir: String?
+
+    @Option(help: "The disk cache's size limit, e.g. 512M or 2G.")
+    var diskLimit = ByteCount(bytes: 1 << 30)
+
+    @Flag(help: "Use the cache directory even when it is /, the home directory or a folder of other files.")
+    var force = false
+
+    /// The directory asked for, else the default one.
+    var directory: String { cacheDir ?? CacheLocation.defaultDirectory() }
+
+    func validate() throws {
+        if !force, let refusal = CacheLocation.refusal(for: directory) {
+            throw ValidationError("refusing the cache directory: \(refusal) (--force uses it anyway)")
+        }
+    }
+
+    /// Opens (creating if needed) the disk cache; a failure exits 1.
+    func open() throws -> DiskCache {
+        do {
+            return try DiskCache(directory: directory, sizeLimit: diskLimit.bytes)
+        } catch {
+            throw CommandFailure("cannot use the cache: \(error)", exitCode: 1)
+        }
+    }
+}
