@@ -66,10 +66,11 @@ struct EncodedDocument: CustomTestStringConvertible, Sendable {
     var testDescription: String { encoding }
 }
 
-/// Every event `XMLEventParser` reports, as text; errors only when fatal to a feed.
+/// Every event `XMLEventParser` reports, as text, up to the first error fatal to a feed, where it asks
+/// to stop as `XMLFeedReader` does.
 final class XMLEventRecorder: XMLEventHandler {
     private(set) var events: [String] = []
-    let isFinished = false
+    private(set) var isFinished = false
 
     func startElement(_ element: XMLName, prefix: String?, attributes: [String: String]) {
         events.append("<\(element.local)>")
@@ -84,7 +85,9 @@ final class XMLEventRecorder: XMLEventHandler {
     }
 
     func error(code: Int, message: String, line: Int, column: Int) {
-        if LibXML2Error.isFatal(code: code) { events.append("error \(code) at \(line):\(column)") }
+        guard LibXML2Error.isFatal(code: code) else { return }
+        events.append("error \(code) at \(line):\(column)")
+        isFinished = true
     }
 
     func refusedEntityDeclaration(named name: String, line: Int, column: Int) {

@@ -69,7 +69,7 @@ import Testing
         let run = try await warm(try writeLargeFeed(), [])
         // Read and parsed: its one image is missing.
         #expect(run.status == 1, "\(run.standardError)")
-        let summary = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
-        #expect(summary?["failed"] as? Int == 1)
+        let summary = (try? JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8))) as? [String: Any]
+        #expect(summary?["failed"] as? Int == 1, "\(run.standardOutput)")
     }
 }

@@ -26,7 +26,7 @@ protocol XMLEventHandler: AnyObject {
 /// them (its `entityDecl` and `unparsedEntityDecl` callbacks), so after it has decoded the document,
 /// whatever its encoding: UTF-16 with or without a byte-order mark, UTF-7 or EBCDIC hide nothing. The
 /// parse stops there, before anything could refer to the entity. Feeds never need entities of their own,
-/// and one large entity referenced many times makes libxml2 2.9 work for minutes.
+/// and libxml2 2.9 does not limit one large entity referenced many times.
 ///
 /// There are no callbacks for entity lookup or the external subset either, so libxml2 loads no DTD and
 /// knows no entity but the five predefined ones; the DOCTYPE itself (RSS 0.91 has one) is harmless.
@@ -65,8 +65,8 @@ enum XMLEventParser {
                 return
             }
             defer {
-                // libxml2 keeps declared entities in a document of its own even for SAX ("for expat
-                // compatibility"), which only its pull parser frees.
+                // libxml2 keeps a declared entity in a document of its own even for SAX ("for expat
+                // compatibility"), and leaves that document to the caller of its push parser.
                 if let entities = context.pointee.myDoc { xmlFreeDoc(entities) }
                 xmlFreeParserCtxt(context)
             }
@@ -111,6 +111,7 @@ enum XMLEventParser {
             if handler.isFinished { stop() }
         }
 
+        /// Stops libxml2: it reads no more of the document.
         func stop() {
             guard let context, !isStopped else { return }
             xmlStopParser(context)
