@@ -8,7 +8,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The XML is not well-formed; line and column where libxml2 detected the first error, which for a
     /// mismatched end tag is just after that tag.
     case malformedXML(line: Int, column: Int, reason: String)
-    /// The XML is well-formed but declares entities, which are refused before parsing (see `FeedParser`).
+    /// The XML declares an entity, which is refused where libxml2 reads the declaration (see `FeedParser`);
+    /// line and column are those of the declaration's end.
     case unsafeXML(line: Int, column: Int, reason: String)
     /// A value has the wrong type, e.g. a JSON Feed's `items` is not an array; `path` is a JSON path such as
     /// `$.items[3].attachments`.

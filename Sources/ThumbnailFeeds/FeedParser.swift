@@ -9,14 +9,16 @@ import Darwin
 ///
 /// The format is found from the content, never from the source's name or a Content-Type: after an optional
 /// UTF-8 byte-order mark and whitespace, `{` or `[` is JSON (a JSON Feed when its `version` says so) and
-/// `<` is XML (RSS or Atom by the root element).
+/// `<` is XML (RSS or Atom by the root element). XML may also be in UTF-16 or EBCDIC, which libxml2 tells
+/// from the first bytes, or declare any encoding libxml2 knows.
 ///
 /// Image URLs are resolved against `source` and checked against it: a web feed may only name `http(s)`
 /// images, a local one also `file` images. Refused URLs go to `Feed.refused`, with the reason.
 ///
-/// XML documents whose DOCTYPE declares entities are refused before parsing (`FeedError.unsafeXML`):
-/// feeds do not need them, and the libxml2 here does not stop one large entity referenced many times.
-/// External DTDs and entities are never loaded.
+/// XML documents whose DOCTYPE declares entities are refused (`FeedError.unsafeXML`) where libxml2 reads
+/// the declaration, once the document is decoded, and parsing stops there: feeds do not need entities, and
+/// the libxml2 here does not stop one large entity referenced many times. External DTDs and entities are
+/// never loaded.
 public struct FeedParser: Sendable {
     /// The dot-separated path to each object's image URL in plain JSON, e.g. `media.large.href`, or `nil`
     /// (the default) to try the usual keys (`image`, `imageURL`, `url`, `thumbnail`, `src`, …).
@@ -52,6 +54,9 @@ public struct FeedParser: Sendable {
     }
 
     private func read(_ bytes: [UInt8]) throws(FeedError) -> FeedDocument {
+        if XMLFeedReader.startsWithMarkupInAnotherEncoding(bytes) {
+            return try XMLFeedReader.read(bytes, from: 0)
+        }
         var start = bytes.starts(with: UTF8.byteOrderMark) ? UTF8.byteOrderMark.count : 0
         while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) {
             start += 1

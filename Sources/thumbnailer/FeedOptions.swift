@@ -25,6 +25,9 @@ struct FeedOptions: ParsableArguments {
     @Option(help: "The largest image downloaded, announced or counted, e.g. 50M.")
     var maxDownloadBytes = ByteCount(bytes: 50_000_000)
 
+    @Option(help: "The largest feed read, from the web or a file, announced or counted as it arrives, e.g. 64M.")
+    var maxFeedBytes = ByteCount(bytes: 32 << 20)
+
     @Option(help: "A transfer slower than this many bytes per second for --low-speed-time ends as stalled.")
     var lowSpeedLimit = 1024
 
@@ -86,6 +89,7 @@ struct FeedOptions: ParsableArguments {
     /// Fetches and parses the feed; a failure exits 2. The feed's own address is
     /// the user's choice, so it is fetched with any address allowed.
     func loadFeed() async throws -> Feed {
-        try await FeedSource(location: feed, imageKeyPath: imageKey).load(with: Self.loader(.init()))
+        try await FeedSource(location: feed, imageKeyPath: imageKey, maximumBytes: maxFeedBytes.bytes)
+            .load(with: Self.loader(.init()))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ThumbnailFeeds
 
@@ -44,12 +45,31 @@ import ThumbnailFeeds
         }
     }
 
-    @Test func aUTF16DocumentIsUnrecognizedWithWhatToDo() {
-        let utf16: [UInt8] = [0xFF, 0xFE] + "<rss/>".utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+    @Test func jsonInUTF16IsUnrecognizedWithWhatToDo() {
+        let utf16 = [0xFF, 0xFE] + Transcoding.encode(#"["a.jpg"]"#, as: "UTF-16LE")
         #expect(throws: FeedError.unrecognized(
             reason: "the document is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8")) {
             try FeedParser().parse(utf16, source: "https://example.com/feed")
         }
+    }
+
+    /// RSSParsingTests' feed, declaring `encoding`.
+    static func harbourFeed(declaring encoding: String) -> String {
+        RSSParsingTests.harbourFeed.replacingOccurrences(of: #"encoding="UTF-8""#, with: #"encoding="\#(encoding)""#)
+    }
+
+    /// XML in the encodings libxml2 tells from the first bytes, which do not start with the byte `<`.
+    @Test(arguments: [
+        EncodedDocument("UTF-16LE with a byte-order mark",
+                        [0xFF, 0xFE] + Transcoding.encode(harbourFeed(declaring: "UTF-16"), as: "UTF-16LE")),
+        EncodedDocument("UTF-16BE with a byte-order mark",
+                        [0xFE, 0xFF] + Transcoding.encode(harbourFeed(declaring: "UTF-16"), as: "UTF-16BE")),
+        EncodedDocument("UTF-16BE without a byte-order mark", Transcoding.encode(harbourFeed(declaring: "UTF-16"), as: "UTF-16BE")),
+        EncodedDocument("EBCDIC (IBM037)", Transcoding.encode(harbourFeed(declaring: "IBM037"), as: "IBM037")),
+    ])
+    func xmlInUTF16OrEBCDICIsRead(document: EncodedDocument) throws {
+        let feed = try FeedParser().parse(document.bytes, source: RSSParsingTests.source)
+        #expect(feed == (try FeedParser().parse(RSSParsingTests.harbourFeed, source: RSSParsingTests.source)))
     }
 
     @Test func anImageInsteadOfAFeedIsUnrecognized() {

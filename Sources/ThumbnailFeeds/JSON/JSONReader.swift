@@ -3,6 +3,9 @@
 /// A parser of our own rather than `JSONSerialization`, whose errors give a byte offset at best and differ
 /// between platforms. It is iterative, with its own stack of open containers, and every loop advances
 /// through the input, so it cannot overflow the stack or hang while parsing.
+///
+/// Time and memory grow in proportion to the document: members are appended in place to the container on
+/// top of the stack, never to a copy of it, and `elementsMoved` counts what reallocations cost.
 struct JSONReader {
     /// How deeply arrays and objects may nest. Parsing would cope with any depth, but releasing (or
     /// comparing) a `JSONValue` recurses once per level, and 100 000 levels overflow a thread's stack.
@@ -12,22 +15,38 @@ struct JSONReader {
     private let bytes: [UInt8]
     private var offset: Int
 
-    /// An array or object whose members are still being read, with the name of the member being read.
-    private enum OpenContainer {
-        case array([JSONValue])
-        case object([String: JSONValue], pendingName: String)
+    /// How many values and member names were moved into new storage, a measure of the work done beyond
+    /// reading the input. Growing by doubling, a container moves fewer than two elements per element it
+    /// ends with, and an object's values move once more into its dictionary; appending to a copy of each
+    /// container would make it grow with the square of their sizes.
+    private(set) var elementsMoved = 0
+
+    /// An array or object whose members are still being read. It stays on the stack while they are
+    /// appended to it in place; taken off to append to, it would be copied whole for every member.
+    private struct OpenContainer {
+        enum Kind { case array, object }
+
+        let kind: Kind
+        /// The array's elements, or the object's member values, in document order.
+        var values: [JSONValue] = []
+        /// The object's member names in document order, the last one that of the member being read.
+        var names: [String] = []
     }
 
     /// The document in `bytes`, which may start with a UTF-8 byte-order mark.
     static func parse(_ bytes: [UInt8]) throws(FeedError) -> JSONValue {
-        var reader = JSONReader(bytes: bytes, offset: 0)
-        if bytes.starts(with: UTF8.byteOrderMark) {
-            reader.offset = UTF8.byteOrderMark.count
-        }
-        return try reader.document()
+        var reader = JSONReader(bytes)
+        return try reader.read()
     }
 
-    private mutating func document() throws(FeedError) -> JSONValue {
+    /// A reader of the document in `bytes`, which may start with a UTF-8 byte-order mark.
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        offset = bytes.starts(with: UTF8.byteOrderMark) ? UTF8.byteOrderMark.count : 0
+    }
+
+    /// The document's value; call it once.
+    mutating func read() throws(FeedError) -> JSONValue {
         var open: [OpenContainer] = []
         readingValue: while true {
             skipWhitespace()
@@ -43,7 +62,7 @@ struct JSONReader {
                     offset += 1
                     value = .object([:])
                 } else {
-                    open.append(.object([:], pendingName: try memberName()))
+                    open.append(OpenContainer(kind: .object, names: [try memberName()]))
                     continue readingValue
                 }
             case UInt8(ascii: "["):
@@ -53,7 +72,7 @@ struct JSONReader {
                     offset += 1
                     value = .array([])
                 } else {
-                    open.append(.array([]))
+                    open.append(OpenContainer(kind: .array))
                     continue readingValue
                 }
             case UInt8(ascii: "\""):
@@ -75,32 +94,47 @@ struct JSONReader {
             }
 
             // A value is complete: hand it to the container it belongs to, closing containers as they end.
-            while let container = open.popLast() {
+            while !open.isEmpty {
+                let top = open.count - 1
+                append(value, to: &open[top].values)
                 skipWhitespace()
-                switch container {
-                case .array(var elements):
-                    elements.append(value)
-                    if consume(UInt8(ascii: ",")) {
-                        open.append(.array(elements))
-                        continue readingValue
-                    }
+                switch open[top].kind {
+                case .array:
+                    if consume(UInt8(ascii: ",")) { continue readingValue }
                     guard consume(UInt8(ascii: "]")) else { throw error(expected: "“,” or “]” after an array element") }
-                    value = .array(elements)
-                case .object(var members, let name):
-                    members[name] = value
+                    value = .array(open.removeLast().values)
+                case .object:
                     if consume(UInt8(ascii: ",")) {
                         skipWhitespace()
-                        open.append(.object(members, pendingName: try memberName()))
+                        append(try memberName(), to: &open[top].names)
                         continue readingValue
                     }
                     guard consume(UInt8(ascii: "}")) else { throw error(expected: "“,” or “}” after an object member") }
-                    value = .object(members)
+                    value = .object(members(of: open.removeLast()))
                 }
             }
             skipWhitespace()
             guard offset == bytes.count else { throw error(expected: "the end of the document after the JSON value") }
             return value
         }
+    }
+
+    /// Appends `element`, adding to `elementsMoved` what `array` held whenever its storage moves: when it
+    /// grows, or when it was shared and so copied first.
+    private mutating func append<Element>(_ element: Element, to array: inout [Element]) {
+        let count = array.count
+        let storage = array.withUnsafeBufferPointer { $0.baseAddress }
+        array.append(element)
+        let newStorage = array.withUnsafeBufferPointer { $0.baseAddress }
+        if newStorage != storage {
+            elementsMoved += count
+        }
+    }
+
+    /// A finished object's members by name; when a name repeats, the last one wins, as with `JSONSerialization`.
+    private mutating func members(of object: OpenContainer) -> [String: JSONValue] {
+        elementsMoved += object.values.count
+        return Dictionary(zip(object.names, object.values), uniquingKeysWith: { _, last in last })
     }
 
     // MARK: - Tokens

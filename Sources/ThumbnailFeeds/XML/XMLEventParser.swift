@@ -15,17 +15,25 @@ protocol XMLEventHandler: AnyObject {
     /// An error or warning, with libxml2's code (`xmlParserErrors`) and message, and where libxml2 was
     /// in the document when it found it.
     func error(code: Int, message: String, line: Int, column: Int)
+    /// An entity declaration in the DTD, refused: libxml2 is stopped at once, and reports nothing more.
+    /// `line` and `column` are where libxml2 was when it had read the declaration: at its end.
+    func refusedEntityDeclaration(named name: String, line: Int, column: Int)
 }
 
 /// libxml2's SAX2 push parser, set up for documents from strangers.
 ///
-/// The SAX handler has no callbacks for the DTD, entity declarations or entity lookup, so whatever a
-/// DOCTYPE says, libxml2 keeps no entity and loads nothing: a reference to anything but the five
-/// predefined entities and character references is reported as undeclared. Neither `XML_PARSE_DTDLOAD`
-/// nor `XML_PARSE_NOENT` is set (the latter would make libxml2 load external entities it knew of), and
-/// `XML_PARSE_NONET` forbids the network should anything ever try. Recovery mode is on, as in
-/// FoundationXML: warnings and namespace errors do not stop the parse, and the handler decides which
-/// errors do.
+/// Entity declarations, general or parameter, internal or external, are refused where libxml2 reports
+/// them (its `entityDecl` and `unparsedEntityDecl` callbacks), so after it has decoded the document,
+/// whatever its encoding: UTF-16 with or without a byte-order mark, UTF-7 or EBCDIC hide nothing. The
+/// parse stops there, before anything could refer to the entity. Feeds never need entities of their own,
+/// and libxml2 2.9 does not limit one large entity referenced many times.
+///
+/// There are no callbacks for entity lookup or the external subset either, so libxml2 loads no DTD and
+/// knows no entity but the five predefined ones; the DOCTYPE itself (RSS 0.91 has one) is harmless.
+/// Neither `XML_PARSE_DTDLOAD` nor `XML_PARSE_NOENT` is set, nor `XML_PARSE_HUGE`, so libxml2's limits
+/// on entity expansion, names and text stay on, and `XML_PARSE_NONET` forbids the network should
+/// anything ever try. Recovery mode is on, as in FoundationXML: warnings and namespace errors do not
+/// stop the parse, and the handler decides which errors do.
 enum XMLEventParser {
     /// Parses `document` from its first byte, reporting to `handler`.
     ///
@@ -44,6 +52,8 @@ enum XMLEventParser {
         sax.ignorableWhitespace = characters
         sax.cdataBlock = characters
         sax.serror = structuredError
+        sax.entityDecl = entityDeclaration
+        sax.unparsedEntityDecl = unparsedEntityDeclaration
 
         let session = Session(handler: handler)
         document.withUnsafeBytes { bytes in
@@ -54,18 +64,24 @@ enum XMLEventParser {
                 handler.error(code: Int(XML_ERR_NO_MEMORY.rawValue), message: "", line: 1, column: 1)
                 return
             }
-            defer { xmlFreeParserCtxt(context) }
+            defer {
+                // libxml2 keeps a declared entity in a document of its own even for SAX ("for expat
+                // compatibility"), and leaves that document to the caller of its push parser.
+                if let entities = context.pointee.myDoc { xmlFreeDoc(entities) }
+                xmlFreeParserCtxt(context)
+            }
             session.context = context
             _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue))
             // What XML_PARSE_NOENT would also do, without its loading: attribute values get a plain "&"
-            // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder.
+            // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder. No
+            // other entity can be substituted: declaring one stops the parse.
             context.pointee.replaceEntities = 1
             var offset = 4
             repeat {
                 let end = min(offset + chunkSize, bytes.count)
                 _ = xmlParseChunk(context, start + offset, Int32(end - offset), end == bytes.count ? 1 : 0)
                 offset = end
-            } while offset < bytes.count && !handler.isFinished
+            } while offset < bytes.count && !session.isStopped
         }
         withExtendedLifetime(session) {}
     }
@@ -79,6 +95,8 @@ enum XMLEventParser {
     private final class Session {
         let handler: any XMLEventHandler
         var context: xmlParserCtxtPtr?
+        /// Whether libxml2 was stopped: it reads no more of the document.
+        private(set) var isStopped = false
 
         init(handler: any XMLEventHandler) {
             self.handler = handler
@@ -90,7 +108,23 @@ enum XMLEventParser {
 
         /// Stops libxml2 once the handler has seen enough.
         func stopIfFinished() {
-            if handler.isFinished, let context { xmlStopParser(context) }
+            if handler.isFinished { stop() }
+        }
+
+        /// Stops libxml2: it reads no more of the document.
+        func stop() {
+            guard let context, !isStopped else { return }
+            xmlStopParser(context)
+            isStopped = true
+        }
+
+        /// Tells the handler about an entity declaration, and stops libxml2 before it reads any further.
+        func refuseEntityDeclaration(named name: UnsafePointer<xmlChar>?) {
+            guard let context, !isStopped else { return }
+            handler.refusedEntityDeclaration(named: name.map { String(cString: $0) } ?? "",
+                                             line: Int(xmlSAX2GetLineNumber(context)),
+                                             column: Int(xmlSAX2GetColumnNumber(context)))
+            stop()
         }
     }
 
@@ -123,6 +157,15 @@ enum XMLEventParser {
         let session = Session.from(userData)
         session.handler.text(UnsafeBufferPointer(start: bytes, count: Int(count)))
         session.stopIfFinished()
+    }
+
+    private static let entityDeclaration: entityDeclSAXFunc = { userData, name, _, _, _, _ in
+        Session.from(userData).refuseEntityDeclaration(named: name)
+    }
+
+    /// An external entity with a notation (`<!ENTITY logo SYSTEM "logo.gif" NDATA gif>`).
+    private static let unparsedEntityDeclaration: unparsedEntityDeclSAXFunc = { userData, name, _, _, _ in
+        Session.from(userData).refuseEntityDeclaration(named: name)
     }
 
     private static let structuredError: xmlStructuredErrorFunc = { userData, error in
