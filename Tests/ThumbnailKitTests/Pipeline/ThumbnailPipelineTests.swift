@@ -320,7 +320,9 @@ import ThumbnailKit
             if case let .fetching(transfer) = event { return transfer.percent }
             return nil
         }
-        #expect(percents.count > 10 && percents == percents.sorted())
+        // How many reports there are depends on how the chunks meet the socket reads (a busy
+        // machine merges them); that some fall between 0 and 100 does not.
+        #expect(percents == percents.sorted() && percents.contains { $0 > 0 && $0 < 100 })
         #expect(percents.first == 0 && percents.last == 100)
         #expect(all.last == .decoding)
     }
