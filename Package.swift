@@ -137,10 +137,10 @@ let package = Package(
             name: "ThumbnailFeedsTests",
             dependencies: ["ThumbnailFeeds", "TestSupport"]
         ),
-        // End to end: runs the built `thumbnailer` binary as a child process.
+        // End to end: runs the built `thumbnailer` and `memory-profile` binaries as child processes.
         .testTarget(
             name: "ThumbnailerCLITests",
-            dependencies: ["thumbnailer", "TestSupport", "ThumbnailKit"]
+            dependencies: ["thumbnailer", "memory-profile", "TestSupport", "ThumbnailKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

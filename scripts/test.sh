@@ -3,12 +3,24 @@
 # Extra arguments go to `swift test` (e.g. --filter Conformance).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-# The browse end-to-end test drives the terminal front end in tmux; it skips without it.
-if ! command -v tmux >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq tmux >/dev/null; } \
-        || echo "test: tmux could not be installed; the browse end-to-end test will be skipped" >&2
+# The browse end-to-end test drives the terminal front end in tmux and skips
+# without it, so a run without tmux would pass without having tested browse:
+# install tmux, or stop here.
+if ! command -v tmux >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+        echo "test: installing tmux with apt-get" >&2
+        { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq tmux >/dev/null; } || true
+    elif command -v brew >/dev/null 2>&1; then
+        echo "test: installing tmux with brew" >&2
+        brew install tmux || true
+    fi
+    if ! command -v tmux >/dev/null 2>&1; then
+        echo "test: tmux is missing and could not be installed; the browse end-to-end test needs it." >&2
+        echo "test: install tmux and run this again (plain \`swift test\` runs everything else and skips that test)." >&2
+        exit 1
+    fi
 fi
+scripts/setup.sh
 swift build --build-tests
 swift test --skip-build "$@"

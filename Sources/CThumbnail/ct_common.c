@@ -76,11 +76,19 @@ void ct_alloc_free(ct_alloc *alloc, void *pointer) {
 
 struct ct_cancel_token {
     atomic_int cancelled;
+    /* fixed at creation, so any thread may read them */
+    ct_checkpoint_observer observer;
+    void *observer_context;
 };
 
-ct_cancel_token *ct_cancel_token_create(void) {
+ct_cancel_token *ct_cancel_token_create(void) { return ct_cancel_token_create_observed(NULL, NULL); }
+
+ct_cancel_token *ct_cancel_token_create_observed(ct_checkpoint_observer observer, void *context) {
     ct_cancel_token *token = malloc(sizeof *token);
-    if (token != NULL) atomic_init(&token->cancelled, 0);
+    if (token == NULL) return NULL;
+    atomic_init(&token->cancelled, 0);
+    token->observer = observer;
+    token->observer_context = context;
     return token;
 }
 
@@ -95,7 +103,10 @@ int ct_cancel_token_is_cancelled(const ct_cancel_token *token) {
 
 void ct_cancel_token_destroy(ct_cancel_token *token) { free(token); }
 
-int ct_is_cancelled(const ct_cancel_token *token) { return ct_cancel_token_is_cancelled(token); }
+int ct_is_cancelled(const ct_cancel_token *token) {
+    if (token != NULL && token->observer != NULL) token->observer(token->observer_context);
+    return ct_cancel_token_is_cancelled(token);
+}
 
 /* ---- input ---- */
 

@@ -2,9 +2,21 @@ import Foundation
 import TestSupport
 import Testing
 
+/// `thumbnailer browse` without a terminal: no tmux needed.
+@Suite struct BrowseWithoutATerminalTests {
+    @Test func browseRefusesPolitelyWithoutATerminal() async throws {
+        let run = try await runBlocking {
+            try ChildProcess.run(["browse", Fixtures.testImage("feed.json")])
+        }
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("needs a terminal"), "\(run.standardError)")
+    }
+}
+
 /// `thumbnailer browse` end to end, in a real terminal: tmux runs it in a
 /// detached session, keys are sent with send-keys, the screen is read with
-/// capture-pane (with its colours).
+/// capture-pane (with its colours). Skipped without tmux, which
+/// `scripts/test.sh` (and so CI) will not run without.
 @Suite(.enabled(if: Tmux.isAvailable, "needs tmux")) final class BrowseCommandTests: Sendable {
     let temporary: TemporaryDirectory
     let tmux: Tmux
@@ -58,14 +70,6 @@ import Testing
         #expect(tmux.value("#{alternate_on}") == "0", "the main screen is back")
         #expect(tmux.value("#{cursor_flag}") == "1", "the cursor is visible again")
         #expect(!tmux.capture(colours: false).contains("q quit"), "the list is gone from the screen")
-    }
-
-    @Test func browseRefusesPolitelyWithoutATerminal() async throws {
-        let run = try await runBlocking {
-            try ChildProcess.run(["browse", Fixtures.testImage("feed.json")])
-        }
-        #expect(run.status == 1)
-        #expect(run.standardError.contains("needs a terminal"), "\(run.standardError)")
     }
 }
 

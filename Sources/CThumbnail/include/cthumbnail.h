@@ -88,6 +88,17 @@ ct_limits ct_default_limits(void);
 typedef struct ct_cancel_token ct_cancel_token;
 /** Returns NULL when out of memory. */
 ct_cancel_token *ct_cancel_token_create(void);
+/** Called with its context on the decoding thread at each checkpoint (see below). */
+typedef void (*ct_checkpoint_observer)(void *context);
+/**
+ * Like ct_cancel_token_create, with an observer that a decode calls each time
+ * it looks at the token (its checkpoints: every 32 PNG rows, each JPEG
+ * scanline batch or absorbed row of blocks), just before it reads the flag, so
+ * the observer sees how far the decode has come and may cancel it there. The
+ * observer and context never change; the caller keeps context valid until
+ * the token is destroyed. Returns NULL when out of memory.
+ */
+ct_cancel_token *ct_cancel_token_create_observed(ct_checkpoint_observer observer, void *context);
 /** Thread-safe; idempotent. */
 void ct_cancel_token_cancel(ct_cancel_token *token);
 /** Thread-safe. */

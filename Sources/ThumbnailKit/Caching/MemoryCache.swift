@@ -28,6 +28,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         public var rejections = 0
         /// The sum of the stored entries' costs, always ≤ ``MemoryCache/costLimit``.
         public var totalCost = 0
+        /// The highest the sum has ever been, in the middle of an insertion too:
+        /// ≤ ``MemoryCache/costLimit`` as well, because an insertion evicts
+        /// before the new entry goes in. Not reset by ``MemoryCache/removeAll()``.
+        public var peakTotalCost = 0
         /// The number of stored entries.
         public var count = 0
     }
@@ -44,6 +48,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         @inlinable
         mutating func record() {
             statistics.totalCost = entries.totalCost
+            statistics.peakTotalCost = max(statistics.peakTotalCost, entries.peakTotalCost)
             statistics.count = entries.count
         }
     }

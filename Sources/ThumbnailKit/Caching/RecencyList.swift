@@ -32,6 +32,8 @@ struct RecencyList<Key: Hashable, Value> {
     @usableFromInline var oldest: Int?
     /// The sum of the costs of all entries.
     @usableFromInline var totalCost = 0
+    /// The highest ``totalCost`` has been, counted as each entry goes in.
+    @usableFromInline var peakTotalCost = 0
 
     @inlinable
     init() {}
@@ -62,6 +64,7 @@ struct RecencyList<Key: Hashable, Value> {
         }
         slots[key] = slot
         totalCost += cost
+        peakTotalCost = max(peakTotalCost, totalCost)
         linkAsNewest(slot)
     }
 

@@ -59,8 +59,12 @@ public struct ThumbnailDecoder: Sendable {
 
     /// Decodes a file, stopping early when the calling task is cancelled.
     public func decode(contentsOfFile path: String) async throws -> Thumbnail {
-        let cancellation = DecodeCancellation()
-        return try await withTaskCancellationHandler {
+        try await decode(contentsOfFile: path, cancellingWith: DecodeCancellation())
+    }
+
+    /// Decodes a file, raising `cancellation` when the calling task is cancelled.
+    func decode(contentsOfFile path: String, cancellingWith cancellation: DecodeCancellation) async throws -> Thumbnail {
+        try await withTaskCancellationHandler {
             try decode(contentsOfFile: path, cancellation: cancellation)
         } onCancel: {
             cancellation.cancel()

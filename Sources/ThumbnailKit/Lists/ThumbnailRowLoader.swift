@@ -121,8 +121,12 @@
         }
     }
 
+    /// The one guard against stale states. A cancelled load's task is no
+    /// guard: its progress arrives through a task of its own, and the memory
+    /// cache answers it without looking at cancellation. Every cancel moves
+    /// the generation on, so this check covers both.
     private func apply(_ state: LoadingState<Thumbnail>, from load: UInt64) {
-        guard load == generation, !Task.isCancelled else { return }
+        guard load == generation else { return }
         relay.send(state)
     }
 }

@@ -59,21 +59,29 @@ import Testing
         #expect(statistics.bytes[.originals] == 8192)
     }
 
-    @Test(arguments: ["flip a payload byte", "truncate", "flip a metadata byte", "empty"])
-    func aDamagedEntryIsRemovedAndReportedAsAMiss(damage: String) throws {
+    /// Damage that leaves the layout intact (a flipped value) only the SHA-256
+    /// digest can catch; the rest the layout checks catch too.
+    @Test(arguments: ["flip a payload byte", "flip a content type byte", "flip a storedAt byte", "truncate", "empty"],
+          ["entry", "openEntry"])
+    func aDamagedEntryIsRemovedAndReportedAsAMiss(damage: String, read: String) throws {
         let cache = try open()
-        try cache.store(bytes(4000), forKey: "photo", in: .originals)
+        try cache.store(bytes(4000), forKey: "photo", in: .originals, metadata: DiskCacheMetadata(contentType: "image/jpeg"))
         let file = directory.appendingPathComponent(try #require(entryFiles().first))
         var contents = try Data(contentsOf: file)
+        let metadataEnd = 48 + contents[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
         switch damage {
         case "flip a payload byte": contents[contents.count - 10] ^= 0x40
+        case "flip a content type byte": contents[try #require(contents.firstRange(of: Data("jpeg".utf8))).lowerBound] ^= 0x20
+        case "flip a storedAt byte": contents[metadataEnd - 8] ^= 0x01  // the last field: its low byte
         case "truncate": contents = contents.prefix(contents.count / 2)
-        case "flip a metadata byte": contents[52] ^= 0x01
         default: contents = Data()
         }
         try contents.write(to: file)
 
-        #expect(try cache.entry(forKey: "photo", in: .originals) == nil)
+        switch read {
+        case "entry": #expect(try cache.entry(forKey: "photo", in: .originals) == nil)
+        default: #expect(try cache.openEntry(forKey: "photo", in: .originals) == nil)
+        }
         #expect(!FileManager.default.fileExists(atPath: file.path), "the damaged file is deleted")
         #expect(try cache.statistics().totalEntries == 0)
     }

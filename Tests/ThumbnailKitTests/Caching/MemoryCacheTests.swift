@@ -1,3 +1,4 @@
+import Synchronization
 import PropertyBased
 import Testing
 import ThumbnailKit
@@ -88,6 +89,7 @@ import ThumbnailKit
                 }
                 let statistics = cache.statistics
                 #expect(statistics.totalCost <= costLimit)
+                #expect(statistics.peakTotalCost <= costLimit, "over budget inside \(operation) at step \(step)")
                 #expect(countLimit.map { statistics.count <= $0 } ?? true)
                 #expect(statistics.totalCost == model.totalCost)
                 #expect(cache.keysByRecency == model.entries.map(\.key), "LRU order after \(operation)")
@@ -145,36 +147,66 @@ import ThumbnailKit
         #expect(cache.statistics.totalCost == 0)
     }
 
-    @Test func manyTasksAtOnceNeverPushItOverBudget() async {
+    /// Bytes standing in for a thumbnail's pixels: `cost` is their real size,
+    /// and the ledger counts them while they are alive.
+    final class Pixels: Sendable {
+        let key: Int
+        let bytes: [UInt8]
+        private let ledger: Ledger
+
+        init(key: Int, count: Int, ledger: Ledger) {
+            self.key = key
+            bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: key), count: count)
+            self.ledger = ledger
+            ledger.record(objects: 1, bytes: count)
+        }
+
+        deinit { ledger.record(objects: -1, bytes: -bytes.count) }
+    }
+
+    /// The pixels alive now, wherever they are held.
+    final class Ledger: Sendable {
+        private let live = Mutex((objects: 0, bytes: 0))
+        var objects: Int { live.withLock { $0.objects } }
+        var bytes: Int { live.withLock { $0.bytes } }
+        func record(objects: Int, bytes: Int) { live.withLock { $0.objects += objects; $0.bytes += bytes } }
+    }
+
+    @Test func manyTasksAtOnceNeverPushItOverBudgetAndLetGoOfEverythingItDrops() async {
         let costLimit = 10_000
-        let cache = MemoryCache<Int, [UInt8]>(costLimit: costLimit, countLimit: 64)
-        let overBudget = await withTaskGroup(of: Int.self) { group in
+        let ledger = Ledger()
+        let cache = MemoryCache<Int, Pixels>(costLimit: costLimit, countLimit: 64)
+        let wrongValues = await withTaskGroup(of: Int.self) { group in
             for task in 0..<16 {
                 group.addTask {
                     var generator = SystemRandomNumberGenerator()
-                    var violations = 0
+                    var wrong = 0
                     for step in 0..<2_000 {
                         let key = Int.random(in: 0..<200, using: &generator)
                         switch (task + step) % 4 {
                         case 0, 1:
-                            let cost = Int.random(in: 0...900, using: &generator)
-                            cache.insert([UInt8](repeating: UInt8(task), count: cost), forKey: key, cost: cost)
+                            let count = Int.random(in: 0...900, using: &generator)
+                            cache.insert(Pixels(key: key, count: count, ledger: ledger), forKey: key, cost: count)
                         case 2:
-                            if let value = cache.value(forKey: key), value.count > 900 { violations += 1 }
+                            if let value = cache.value(forKey: key), value.key != key { wrong += 1 }
                         default:
-                            cache.removeValue(forKey: key)
+                            if let value = cache.removeValue(forKey: key), value.key != key { wrong += 1 }
                         }
-                        let statistics = cache.statistics
-                        if statistics.totalCost > costLimit || statistics.count > 64 { violations += 1 }
                     }
-                    return violations
+                    return wrong
                 }
             }
             return await group.reduce(0, +)
         }
-        #expect(overBudget == 0)
+        #expect(wrongValues == 0, "every key answered with its own pixels")
         let statistics = cache.statistics
-        #expect(statistics.totalCost <= costLimit && statistics.count <= 64)
+        #expect(statistics.peakTotalCost <= costLimit, "never over budget, not even inside an insertion")
+        #expect(statistics.peakTotalCost > costLimit - 900, "the workload filled the budget")
+        #expect(statistics.count <= 64)
         #expect(statistics.hits + statistics.misses == 16 * 500)
+        // What the cache dropped (evicted, replaced, removed) is gone; what it holds is all that is left.
+        #expect(ledger.objects == statistics.count && ledger.bytes == statistics.totalCost)
+        cache.removeAll()
+        #expect(ledger.objects == 0 && ledger.bytes == 0)
     }
 }

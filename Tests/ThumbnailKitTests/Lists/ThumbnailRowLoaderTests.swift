@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 import TestSupport
 import Testing
@@ -112,43 +117,114 @@ import ThumbnailKit
         recorder.stop()
     }
 
-    @Test func anEarlierRequestAnsweredLateNeverLandsAfterANewLoad() async throws {
-        let late = ResponseGate()
-        try serve(1, at: "/late.png", gate: late)
-        try serve(2, at: "/early.png")
-        let row = makeRow()
-        // Someone else also wants the late image, so its download and decode
-        // finish even though the row gives up on it: the completion happens.
-        let otherWaiter = Task { try await pipeline.thumbnail(for: request("/late.png")) }
-
-        row.load(request("/late.png"))
-        #expect(try await eventually { self.server.requestCount("/late.png") == 1 })
-        row.load(request("/early.png"))
-        await row.waitForLoadingToComplete()
-        #expect(row.currentState.value.flatMap(NumberedImage.number(in:)) == 2)
-
-        late.open()
-        #expect(try await NumberedImage.number(in: otherWaiter.value) == 1, "the late image did complete")
-        await Task.yield()
-        #expect(row.currentState.value.flatMap(NumberedImage.number(in:)) == 2)
-        #expect(row.request?.url == server.url("/early.png"))
+    /// What takes a row away from its load before the load has finished.
+    enum Interruption: String, CaseIterable, Sendable {
+        /// Another request: its image is in the memory cache, so it shows at once and for good.
+        case newLoad
+        /// The row scrolled away.
+        case reuse
     }
 
-    @Test func anEarlierRequestAnsweredLateNeverLandsAfterReuse() async throws {
-        let late = ResponseGate()
-        try serve(1, at: "/late.png", gate: late)
-        let row = makeRow()
-        let otherWaiter = Task { try await pipeline.thumbnail(for: request("/late.png")) }
-        row.load(request("/late.png"))
-        #expect(try await eventually { self.server.requestCount("/late.png") == 1 })
+    /// Interrupts `row` as `interruption` says; `shown` is the cached request a new load shows.
+    func interrupt(_ row: ThumbnailRowLoader, with interruption: Interruption, showing shown: ThumbnailRequest) {
+        switch interruption {
+        case .newLoad: row.load(shown)
+        case .reuse: row.prepareForReuse()
+        }
+    }
 
-        row.prepareForReuse()
-        #expect(row.currentState.isIdle && row.request == nil)
-        late.open()
-        _ = try await otherWaiter.value
-        await row.waitForLoadingToComplete()
+    /// What the row must show after `interruption`, whatever its earlier load does later.
+    func showsOnlyWhatFollowed(_ interruption: Interruption, in row: ThumbnailRowLoader, number: Int) -> Bool {
+        switch interruption {
+        case .newLoad: row.currentState.phase == .loaded && row.currentState.value.flatMap(NumberedImage.number(in:)) == number
+        case .reuse: row.currentState.isIdle && row.request == nil
+        }
+    }
+
+    /// A number other threads add to.
+    final class Tally: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func add() { count.withLock { $0 += 1 } }
+    }
+
+    /// A wait for the load a row has in flight now, started synchronously, so
+    /// it holds that load even after the row has moved on to another.
+    struct InFlightLoad {
+        let task: Task<Void, Never>
+        /// 1 once the load has finished.
+        let finished: Tally
+
+        @MainActor init(of row: ThumbnailRowLoader) {
+            let finished = Tally()
+            task = Task.immediate { @MainActor in
+                await row.waitForLoadingToComplete()
+                finished.add()
+            }
+            self.finished = finished
+        }
+    }
+
+    @Test(arguments: Interruption.allCases)
+    func anEarlierLoadsImageNeverLandsAfterwards(_ interruption: Interruption) async throws {
+        try serve(2, at: "/shown.png")
+        _ = try await pipeline.thumbnail(for: request("/shown.png"))
+        let row = makeRow()
+        let recorder = StateRecorder(row)
+
+        // The earlier load's task is created but has not run: the main actor is
+        // this test's until its next suspension.
+        row.load(request("/earlier.png"))
+        // By the time it runs, its image is in the memory cache, which answers
+        // without looking at cancellation: the earlier load completes with an image.
+        let earlierImage = try ThumbnailDecoder(size: .fit(32)).decode(NumberedImage.png(1), cancellation: nil)
+        pipeline.memoryCache.insert(earlierImage, forKey: request("/earlier.png").key, cost: earlierImage.byteCount)
+        let earlierLoad = InFlightLoad(of: row)
+        interrupt(row, with: interruption, showing: request("/shown.png"))
+        #expect(earlierLoad.finished.value == 0, "the earlier load is still in flight")
+
+        await earlierLoad.task.value
+        #expect(pipeline.statistics.memoryHits == 1, "the earlier load got its image")
+        #expect(showsOnlyWhatFollowed(interruption, in: row, number: 2), "\(row.currentState)")
         await Task.yield()
-        #expect(row.currentState.isIdle, "the completed image did not land in the reused row")
+        #expect(!recorder.states.contains { $0.value.flatMap(NumberedImage.number(in:)) == 1 }, "image 1 never showed")
+        #expect(server.requestCount("/earlier.png") == 0)
+        recorder.stop()
+    }
+
+    @Test(arguments: Interruption.allCases)
+    func anEarlierLoadsProgressNeverShowsAfterwards(_ interruption: Interruption) async throws {
+        try serve(2, at: "/shown.png")
+        _ = try await pipeline.thumbnail(for: request("/shown.png"))
+        var slow = TestHTTPServer.Behavior(body: try NumberedImage.png(1))
+        slow.trickle = (chunk: max(1, slow.body.count / 50), pause: .milliseconds(40))  // about 2 s
+        server.route("/slow.png", slow)
+        let row = makeRow()
+
+        // The row listens to the download's progress first, then a second caller
+        // for the same image does: each event reaches the row before the second caller.
+        row.load(request("/slow.png"))
+        #expect(try await eventually { self.pipeline.waiterCount(for: self.request("/slow.png")) == 1 })
+        let eventsSeen = Tally()
+        let otherCaller = Task { [pipeline] in
+            try await pipeline.thumbnail(for: request("/slow.png")) { _ in eventsSeen.add() }
+        }
+        #expect(try await eventually { self.pipeline.waiterCount(for: self.request("/slow.png")) == 2 })
+        let earlierLoad = InFlightLoad(of: row)
+
+        // Block the main actor until two more events have gone by: the second
+        // began after the block, so the row's copy of it waits, undelivered, for
+        // the main actor, and is delivered only after the interruption.
+        let before = eventsSeen.value
+        let deadline = ContinuousClock.now + .seconds(20)
+        while eventsSeen.value < before + 2 && ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(eventsSeen.value >= before + 2, "progress events arrived while the main actor was blocked")
+        interrupt(row, with: interruption, showing: request("/shown.png"))
+        #expect(earlierLoad.finished.value == 0, "the earlier load is still in flight")
+
+        await earlierLoad.task.value  // its queued progress has been handled
+        #expect(showsOnlyWhatFollowed(interruption, in: row, number: 2), "\(row.currentState)")
+        otherCaller.cancel()
     }
 
     @Test func reuseCancelsTheTransfer() async throws {
@@ -159,8 +235,9 @@ import ThumbnailKit
         row.load(request("/slow.png"))
         #expect(try await eventually { row.currentState.progress?.percent != nil })
 
+        let load = InFlightLoad(of: row)
         row.prepareForReuse()
-        await row.waitForLoadingToComplete()
+        await load.task.value  // the cancelled load has ended
         #expect(try await eventually { self.server.earlyCloseCount("/slow.png") == 1 })
         #expect(row.currentState.isIdle && pipeline.memoryCache.statistics.count == 0)
     }

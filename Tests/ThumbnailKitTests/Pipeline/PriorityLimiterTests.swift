@@ -7,7 +7,7 @@ import ThumbnailKit
 @Suite struct PriorityLimiterTests {
     /// Records the order operations start in and the most that ran at once.
     final class Recorder: Sendable {
-        private let state = Mutex((running: 0, peak: 0, order: [String]()))
+        private let state = Mutex((running: 0, peak: 0, finished: 0, order: [String]()))
 
         func begin(_ name: String) {
             state.withLock { state in
@@ -17,9 +17,60 @@ import ThumbnailKit
             }
         }
 
-        func end() { state.withLock { $0.running -= 1 } }
+        func end() {
+            state.withLock { state in
+                state.running -= 1
+                state.finished += 1
+            }
+        }
+
+        var running: Int { state.withLock { $0.running } }
         var peak: Int { state.withLock { $0.peak } }
+        var finished: Int { state.withLock { $0.finished } }
         var order: [String] { state.withLock { $0.order } }
+    }
+
+    /// Lets the operations holding slots finish one at a time, on the test's cue.
+    final class Turnstile: Sendable {
+        private let state = Mutex((passes: 0, isOpen: false, waiting: [CheckedContinuation<Void, Never>]()))
+
+        /// Waits for a pass (or uses one handed out before anyone waited).
+        func pass() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.isOpen { return true }
+                    guard state.passes == 0 else {
+                        state.passes -= 1
+                        return true
+                    }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+
+        /// Lets one waiter through.
+        func letOneThrough() {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard !state.waiting.isEmpty else {
+                    state.passes += 1
+                    return nil
+                }
+                return state.waiting.removeFirst()
+            }
+            waiter?.resume()
+        }
+
+        /// Lets everyone through, now and later (so a failed test ends).
+        func open() {
+            let waiters = state.withLock { state in
+                state.isOpen = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     /// A gate the holder of the only slot waits at, so others queue up behind it.
@@ -53,23 +104,40 @@ import ThumbnailKit
         return (limiter, gate, holder)
     }
 
-    @Test func neverMoreThanTheLimitRunAtOnce() async throws {
+    @Test func exactlyTheLimitRunsAtOnceAndEachFreedSlotGoesToTheBestWaiter() async throws {
         let limiter = PriorityLimiter(limit: 3)
         let recorder = Recorder()
+        let turnstile = Turnstile()
+        let jobs = 10
+        func priority(of job: Int) -> RequestPriority { RequestPriority.allCases[job % 3] }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for n in 0..<40 {
+            for job in 0..<jobs {
                 group.addTask {
-                    try await limiter.run(priority: n % 2 == 0 ? .visible : .prefetch) {
-                        recorder.begin("\(n)")
-                        try await Task.sleep(for: .milliseconds(1))
+                    try await limiter.run(priority: priority(of: job)) {
+                        recorder.begin("\(job)")
+                        await turnstile.pass()
                         recorder.end()
                     }
                 }
             }
+            defer { turnstile.open() }
+            // Every job is running or queued; none can finish yet.
+            #expect(try await eventually { recorder.running + limiter.waitingCount == jobs })
+            try #require(recorder.running == 3 && limiter.waitingCount == jobs - 3, "running \(recorder.running)")
+
+            for finished in 1...jobs {
+                turnstile.letOneThrough()
+                let running = min(3, jobs - finished)
+                try #require(try await eventually { recorder.finished == finished && recorder.running == running },
+                             "after \(finished) finished: running \(recorder.running)")
+            }
             try await group.waitForAll()
         }
-        #expect(recorder.peak <= 3)
-        #expect(recorder.order.count == 40)
+        #expect(recorder.peak == 3)
+        // The first three took free slots in whatever order they came; every
+        // later one waited, and the waiters went highest priority first.
+        let waitersInOrder = recorder.order.dropFirst(3).map { priority(of: Int($0)!) }
+        #expect(waitersInOrder == waitersInOrder.sorted(by: >), "\(recorder.order)")
     }
 
     @Test func waitersRunByPriorityThenArrival() async throws {
