@@ -193,6 +193,17 @@ public final class ThumbnailPipeline: Sendable {
         }
     }
 
+    /// Returns once the work that every caller has left (their tasks were
+    /// cancelled) has wound down: its transfer closed, its decode stopped, its
+    /// original's temporary file removed. Callers leave at once; wait for this
+    /// before exiting, or before looking at the disk tiers, after cancelling.
+    /// Work that other callers still wait for is not waited for.
+    public func waitForAbandonedWork() async {
+        // Thumbnail work that winds down leaves its share of a decode, abandoning that too.
+        await thumbnails.waitForAbandonedWork()
+        await renditions.waitForAbandonedWork()
+    }
+
     /// Which copies of `url` the disk tiers hold now, without reading them:
     /// whether the original is there, and which of `sizes` have a thumbnail.
     public func storedCopies(of url: String, sizes: Set<ThumbnailSize>) -> StoredCopies {
