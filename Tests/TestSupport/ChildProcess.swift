@@ -71,11 +71,6 @@ public struct ChildProcess: Sendable {
             return wait()
         }
 
-        /// Sends SIGINT, as Ctrl-C would; the child decides what to do.
-        public func interrupt() {
-            signal(SIGINT)
-        }
-
         /// Sends `signal` (SIGINT is what Ctrl-C sends); the child decides what
         /// to do. With `awaitingDelivery`, returns only once the child has taken
         /// it (it is no longer pending: its handler has been entered), so that
