@@ -128,6 +128,10 @@ public final class ThumbnailPipeline: Sendable {
     /// What the pipeline has done so far.
     public var statistics: PipelineStatistics { counters.snapshot }
 
+    /// The most decodes that have run at once since the pipeline was made:
+    /// never more than ``Configuration/maximumConcurrentDecodes``.
+    public var peakConcurrentDecodes: Int { renderer.decodes.peak }
+
     /// Thumbnails being made now (distinct URL and size).
     public var inFlightCount: Int { thumbnails.inFlightCount }
 
