@@ -85,6 +85,7 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         let summary = WarmSummary(feedLocation: source.feed, feed: feed, sizes: sizes, report: report,
                                   cache: cache, elapsed: clock.now - started,
                                   peakResidentBytes: ProcessMemory.peakResidentBytes,
+                                  peakConcurrentDecodes: pipeline.peakConcurrentDecodes,
                                   interrupted: interruption.happened)
         print(json ? summary.json : summary.text)
         if interruption.happened { throw ExitCode(130) }

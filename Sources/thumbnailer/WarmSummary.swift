@@ -12,10 +12,12 @@ struct WarmSummary {
     let cache: DiskCache
     let elapsed: Duration
     let peakResidentBytes: Int
+    /// The most images decoded at once (`--decoders` bounds it).
+    let peakConcurrentDecodes: Int
     let interrupted: Bool
 
     init(feedLocation: String, feed: Feed, sizes: Set<ThumbnailSize>, report: WarmReport, cache: DiskCache,
-         elapsed: Duration, peakResidentBytes: Int, interrupted: Bool) {
+         elapsed: Duration, peakResidentBytes: Int, peakConcurrentDecodes: Int, interrupted: Bool) {
         self.feedLocation = feedLocation
         self.feed = feed
         self.sizes = sizes
@@ -23,6 +25,7 @@ struct WarmSummary {
         self.cache = cache
         self.elapsed = elapsed
         self.peakResidentBytes = peakResidentBytes
+        self.peakConcurrentDecodes = peakConcurrentDecodes
         self.interrupted = interrupted
     }
 
@@ -91,6 +94,7 @@ struct WarmSummary {
         line.add("evictedBytes", cache.evictions.bytes)
         line.add("elapsedSeconds", elapsedSeconds)
         line.add("peakRSSBytes", peakResidentBytes)
+        line.add("peakConcurrentDecodes", peakConcurrentDecodes)
         return line.text
     }
 }

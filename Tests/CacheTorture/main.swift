@@ -8,6 +8,10 @@
 //                                               streamed, must fail cleanly
 //   cache-torture full-disk ROOT                on an empty 400 KiB tmpfs at ROOT: a full disk's steps
 //                                               (see FullDisk.swift)
+//   cache-torture evict-one DIR                 store a, b, c (20 ms apart; the limit holds three), say
+//                                               "stored", wait for the file DIR/go, store d (evicting
+//                                               one), print the keys left
+//   cache-torture read DIR KEY                  read KEY's entry (a hit marks it used), print "hit" or "miss"
 import ThumbnailKit
 
 #if canImport(Glibc)
@@ -111,6 +115,28 @@ case "file-size-limit":
 
 case "full-disk":
     try runFullDisk(root: directory)
+
+case "evict-one":
+    let size = 100_000  // about 100 KiB on disk: three fit the limit, four do not
+    let cache = try DiskCache(directory: directory, sizeLimit: 350_000)
+    for key in ["a", "b", "c"] {
+        try cache.store(payload(for: key, size: size), forKey: key, in: .originals)
+        usleep(20_000)  // apart by more than the file system's timestamp granularity
+    }
+    announce("stored")
+    var waited = 0
+    while access("\(directory)/go", F_OK) != 0 {
+        guard waited < 60_000 else { fail("no go after 60 s") }
+        usleep(1_000)
+        waited += 1
+    }
+    try cache.store(payload(for: "d", size: size), forKey: "d", in: .originals)
+    print(["a", "b", "c", "d"].filter { cache.containsEntry(forKey: $0, in: .originals) }.joined(separator: " "))
+
+case "read":
+    guard arguments.count == 4 else { fail("bad arguments") }
+    let cache = try DiskCache(directory: directory)
+    print(try cache.entry(forKey: arguments[3], in: .originals) == nil ? "miss" : "hit")
 
 default:
     fail("unknown mode \(arguments[1])")

@@ -22,6 +22,11 @@ public struct ChildProcess: Sendable {
         public let peakResidentBytes: Int
         /// Why the child was killed for passing its ``Limits``; `nil` when it exited by itself.
         public let limitExceeded: String?
+
+        /// Standard output read as one JSON object (a `--json` summary); empty when it is not one.
+        public var jsonObject: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(standardOutput.utf8))) as? [String: Any] ?? [:]
+        }
     }
 
     /// What a child may use before it is killed, so that a broken build fails
@@ -66,9 +71,32 @@ public struct ChildProcess: Sendable {
             return wait()
         }
 
-        /// Sends SIGINT, as Ctrl-C would; the child decides what to do.
-        public func interrupt() {
-            sendSignal(SIGINT, to: pid)
+        /// Sends `signal` (SIGINT is what Ctrl-C sends); the child decides what
+        /// to do. With `awaitingDelivery`, returns only once the child has taken
+        /// it (it is no longer pending: its handler has been entered), so that
+        /// the same signal sent next is a second one, not merged into this one.
+        /// Gives up waiting after 10 s (a stopped child takes nothing).
+        public func signal(_ signal: Int32, awaitingDelivery: Bool = false) {
+            sendSignal(signal, to: pid)
+            guard awaitingDelivery else { return }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while isPending(signal), ContinuousClock.now < deadline {
+                var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+                nanosleep(&pause, nil)
+            }
+        }
+
+        /// Whether `signal` waits to be delivered to the child: the mask of
+        /// `ShdPnd:` in `/proc/<pid>/status`. False once the child has exited
+        /// (a zombie keeps the signal that killed it there), or where there is no `/proc`.
+        private func isPending(_ signal: Int32) -> Bool {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+            let lines = status.split(separator: "\n")
+            guard lines.first(where: { $0.hasPrefix("State:") })?.contains("Z (zombie)") == false,
+                  let line = lines.first(where: { $0.hasPrefix("ShdPnd:") }),
+                  let mask = UInt64(line.dropFirst("ShdPnd:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            return mask & (1 << UInt64(signal - 1)) != 0
         }
 
         /// Waits for the child to exit and collects its output.
@@ -126,6 +154,11 @@ public struct ChildProcess: Sendable {
         /// What the child has printed so far.
         public var standardOutputSoFar: String {
             (try? String(contentsOf: directory.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
+        }
+
+        /// What the child has written to standard error so far.
+        public var standardErrorSoFar: String {
+            (try? String(contentsOf: directory.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
         }
     }
 

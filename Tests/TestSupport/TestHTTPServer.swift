@@ -6,10 +6,11 @@ import Glibc
 
 /// A small HTTP/1.1 server on 127.0.0.1 (a free port) for the pipeline
 /// tests. Each path has a ``Behavior``: serve bytes, fail with a status,
-/// redirect, stall, trickle, drop the connection mid-body, lie about the
-/// length, or send a huge or endless body made as it goes. It counts
-/// connections, requests and body bytes sent per path, and notices clients
-/// that hang up early.
+/// redirect, stall, trickle, hold the body part way until a gate opens, drop
+/// the connection mid-body, lie about the length, or send a huge or endless
+/// body made as it goes. It counts connections, requests, body bytes sent per
+/// path and responses held at a gate at once, and notices clients that hang
+/// up early.
 /// One thread accepts, one thread serves each connection; `stop()` closes all.
 public final class TestHTTPServer: @unchecked Sendable {
     // @unchecked Sendable is safe: every mutable property is read and written
@@ -24,6 +25,9 @@ public final class TestHTTPServer: @unchecked Sendable {
         public var headerDelay: Duration = .zero
         /// Wait until this gate opens (or the server stops) before sending the status line.
         public var gate: ResponseGate?
+        /// Send this many body bytes, then hold the rest until the gate opens (or the
+        /// server stops). A client that hangs up meanwhile is counted at once as an early close.
+        public var holdAfter: (bytes: Int, gate: ResponseGate)?
         /// Send the body in pieces of this many bytes, pausing between them.
         public var trickle: (chunk: Int, pause: Duration)?
         /// Close the connection after this many body bytes.
@@ -85,6 +89,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     private var earlyCloses: [String: Int] = [:]
     private var bodyBytesSent: [String: Int] = [:]
     private var bodiesInProgress: [String: Int] = [:]
+    private var held = (now: 0, peak: 0)
     private var connectionsAccepted = 0
     private var connections: Set<Int32> = []
     private var stopped = false
@@ -155,6 +160,14 @@ public final class TestHTTPServer: @unchecked Sendable {
     public func bodiesBeingSent(_ path: String) -> Int {
         lock.withLock { bodiesInProgress[path, default: 0] }
     }
+
+    /// Responses waiting at a gate now, before their status line or part way through their body.
+    public var heldResponses: Int { lock.withLock { held.now } }
+
+    /// The most responses that waited at a gate at once so far. When every
+    /// response is held until the test lets it go, this is the most requests
+    /// the client had in flight at once.
+    public var peakHeldResponses: Int { lock.withLock { held.peak } }
 
     /// Stops listening and ends every open connection.
     ///
@@ -244,9 +257,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// Sends one response; `false` when the connection must close afterwards.
     private func respond(to request: Request, with behavior: Behavior, on connection: Int32) -> Bool {
         if behavior.headerDelay > .zero { pause(behavior.headerDelay) }
-        if let gate = behavior.gate {
-            while !gate.isOpen, !isStopped { sleep(.milliseconds(1)) }
-        }
+        if let gate = behavior.gate { _ = wait(at: gate, on: connection, noticingHangUp: false) }
         var status = behavior.status
         var body = behavior.body
         let etagMatches = behavior.etag != nil && request.headers["if-none-match"] == behavior.etag
@@ -298,7 +309,13 @@ public final class TestHTTPServer: @unchecked Sendable {
             let chunkSize = behavior.trickle?.chunk ?? max(limit, 1)
             var offset = 0
             while offset < limit {
-                let end = min(offset + chunkSize, limit)
+                var end = min(offset + chunkSize, limit)
+                if let hold = behavior.holdAfter {
+                    if offset == hold.bytes, !wait(at: hold.gate, on: connection, noticingHangUp: true) {
+                        return recordEarlyClose(request)
+                    }
+                    if offset < hold.bytes { end = min(end, hold.bytes) }
+                }
                 guard sendBody(body[offset..<end], for: request, on: connection) else { return recordEarlyClose(request) }
                 offset = end
                 if let interval = behavior.trickle?.pause, offset < limit { pause(interval) }
@@ -360,6 +377,28 @@ public final class TestHTTPServer: @unchecked Sendable {
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Waits, counted as held, until `gate` lets the response go or the server
+    /// stops; `false` when `noticingHangUp` and the client closed the connection first.
+    private func wait(at gate: ResponseGate, on connection: Int32, noticingHangUp: Bool) -> Bool {
+        lock.withLock {
+            held.now += 1
+            held.peak = max(held.peak, held.now)
+        }
+        defer { lock.withLock { held.now -= 1 } }
+        while !gate.pass(), !isStopped {
+            if noticingHangUp, Self.clientHasClosed(connection) { return false }
+            sleep(.milliseconds(1))
+        }
+        return true
+    }
+
+    /// Whether the client closed its end (or reset it): a peek that finds the end of the stream or an error.
+    private static func clientHasClosed(_ connection: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let got = recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
 
     private func recordEarlyClose(_ request: Request) -> Bool {
         lock.withLock { earlyCloses[request.path, default: 0] += 1 }

@@ -66,7 +66,7 @@ import Testing
 
         tmux.send("q")
         #expect(try await eventually { FileManager.default.fileExists(atPath: exitFile) })
-        #expect(try String(contentsOfFile: exitFile, encoding: .utf8) == "exit 0\n")
+        #expect(try String(contentsOfFile: exitFile, encoding: .utf8) == "exit 0\n", "\(tmux.capture(colours: false))")
         #expect(tmux.value("#{alternate_on}") == "0", "the main screen is back")
         #expect(tmux.value("#{cursor_flag}") == "1", "the cursor is visible again")
         #expect(!tmux.capture(colours: false).contains("q quit"), "the list is gone from the screen")

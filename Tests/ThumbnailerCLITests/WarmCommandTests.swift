@@ -120,36 +120,6 @@ import ThumbnailKit
         #expect(server.requestCount("/images/missing.jpg") == 1, "a 404 is not retried")
     }
 
-    @Test func anInterruptedRunStopsCleanlyAndTheNextFinishesTheRest() async throws {
-        // First pass: every image is held back until the run has been interrupted; afterwards they come at once.
-        let gate = ResponseGate()
-        for name in Self.images {
-            let bytes = try Fixtures.bytes(ofTestImage: name)
-            var held = TestHTTPServer.Behavior(body: bytes)
-            held.gate = gate
-            server.route("/images/\(name)", held, .init(body: bytes))
-        }
-        serveJSONFeed(at: "/feed.json")
-        let arguments = ["warm", server.url("/feed.json"), "--cache-dir", cacheDirectory, "--concurrency", "2", "--json"]
-        let child = try ChildProcess.start(arguments)
-        #expect(try await eventually { self.imageRequests().reduce(0, +) >= 2 })
-        child.interrupt()
-        let interrupted = try await runBlocking { child.wait() }
-        gate.open()
-        #expect(interrupted.status == 130, "\(interrupted.standardError)")
-        #expect(interrupted.standardError.contains("interrupted"))
-
-        let verify = try await runBlocking { try ChildProcess.run(["cache", "verify", "--cache-dir", self.cacheDirectory]) }
-        #expect(verify.status == 0, "\(verify.standardOutput)")
-        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: cacheDirectory).filter { $0.contains(".tmp-") }
-        #expect(leftovers.isEmpty)
-
-        let rerun = try await warm("/feed.json")
-        #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(try cacheStatistics().entries[.originals] == Self.images.count)
-        #expect(imageRequests().allSatisfy { $0 <= 2 }, "each image fetched at most twice: \(imageRequests())")
-    }
-
     @Test func refreshRevalidatesAndDownloadsOnlyWhatChanged() async throws {
         try serveImages { $0.etag = "\"v1\"" }
         serveJSONFeed(at: "/feed.json")

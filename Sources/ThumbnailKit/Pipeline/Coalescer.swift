@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// A caller whose task is cancelled leaves at once with `CancellationError`;
 /// the work goes on for the others and is cancelled only when the last caller
-/// has left. The work runs at the highest priority among its callers and is
-/// told when that rises (``Work/onPriorityRaised(_:)``), so it can move up in
-/// a ``PriorityLimiter`` queue.
+/// has left (``waitForAbandonedWork()`` waits for it to end). The work runs at
+/// the highest priority among its callers and is told when that rises
+/// (``Work/onPriorityRaised(_:)``), so it can move up in a ``PriorityLimiter`` queue.
 public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// What the shared work knows about the callers waiting for it.
     public final class Work: Sendable {
@@ -39,12 +39,14 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     private struct Entry {
         let generation: UInt64
         let work: Work
-        var task: Task<Void, Never>?
         var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
     }
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        /// Every work task until it ends, by its entry's generation; one whose
+        /// entry is gone was abandoned by its last caller.
+        var running: [UInt64: Task<Void, Never>] = [:]
         var nextID: UInt64 = 0
 
         mutating func makeID() -> UInt64 {
@@ -87,39 +89,44 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         }
     }
 
+    /// Returns once every piece of work whose callers have all left has ended:
+    /// its cancellation handled to the end (a transfer closed, a temporary file
+    /// removed). Work that still has callers is not waited for.
+    public func waitForAbandonedWork() async {
+        while let abandoned = state.withLock({ state -> Task<Void, Never>? in
+            let wanted = Set(state.entries.values.map(\.generation))
+            return state.running.first { !wanted.contains($0.key) }?.value
+        }) {
+            await abandoned.value
+        }
+    }
+
     private func join(key: Key, waiter: UInt64, priority: RequestPriority,
                       continuation: CheckedContinuation<Value, any Error>,
                       work: @escaping @Sendable (Work) async throws -> Value) {
-        let (started, shared) = state.withLock { state -> (Entry?, Work) in
+        let shared = state.withLock { state -> Work in
             if var entry = state.entries[key] {
                 entry.waiters[waiter] = continuation
                 state.entries[key] = entry
-                return (nil, entry.work)
+                return entry.work
             }
-            var entry = Entry(generation: state.makeID(), work: Work(priority: priority))
+            let generation = state.makeID()
+            var entry = Entry(generation: generation, work: Work(priority: priority))
             entry.waiters[waiter] = continuation
             state.entries[key] = entry
-            return (entry, entry.work)
+            // Started under the lock, so it is in `running` before it can finish and leave it.
+            state.running[generation] = Task { [shared = entry.work] in
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await work(shared))
+                } catch {
+                    result = .failure(error)
+                }
+                finish(key: key, generation: generation, with: result)
+            }
+            return entry.work
         }
         shared.raise(to: priority)
-        guard let started else { return }
-        let task = Task {
-            let result: Result<Value, any Error>
-            do {
-                result = .success(try await work(started.work))
-            } catch {
-                result = .failure(error)
-            }
-            finish(key: key, generation: started.generation, with: result)
-        }
-        state.withLock { state in
-            // The last caller may already have left; then nobody wants the result.
-            if state.entries[key]?.generation == started.generation {
-                state.entries[key]?.task = task
-            } else {
-                task.cancel()
-            }
-        }
     }
 
     /// One caller leaves; the last one to leave cancels the work.
@@ -130,7 +137,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
             }
             if entry.waiters.isEmpty {
                 state.entries[key] = nil
-                return (continuation, entry.task)
+                return (continuation, state.running[entry.generation])
             }
             state.entries[key] = entry
             return (continuation, nil)
@@ -141,6 +148,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
 
     private func finish(key: Key, generation: UInt64, with result: Result<Value, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+            state.running[generation] = nil
             guard let entry = state.entries[key], entry.generation == generation else { return [] }
             state.entries[key] = nil
             return Array(entry.waiters.values)

@@ -131,6 +131,10 @@ public final class ThumbnailPipeline: Sendable {
     /// What the pipeline has done so far.
     public var statistics: PipelineStatistics { counters.snapshot }
 
+    /// The most decodes that have run at once since the pipeline was made:
+    /// never more than ``Configuration/maximumConcurrentDecodes``.
+    public var peakConcurrentDecodes: Int { renderer.decodes.peak }
+
     /// Thumbnails being made now (distinct URL and size).
     public var inFlightCount: Int { thumbnails.inFlightCount }
 
@@ -208,6 +212,17 @@ public final class ThumbnailPipeline: Sendable {
                 }
             }
         }
+    }
+
+    /// Returns once the work that every caller has left (their tasks were
+    /// cancelled) has wound down: its transfer closed, its decode stopped, its
+    /// original's temporary file removed. Callers leave at once; wait for this
+    /// before exiting, or before looking at the disk tiers, after cancelling.
+    /// Work that other callers still wait for is not waited for.
+    public func waitForAbandonedWork() async {
+        // Thumbnail work that winds down leaves its share of a decode, abandoning that too.
+        await thumbnails.waitForAbandonedWork()
+        await renditions.waitForAbandonedWork()
     }
 
     /// Which copies of `url` the disk tiers hold now, without reading them:

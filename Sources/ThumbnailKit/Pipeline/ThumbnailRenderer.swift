@@ -8,6 +8,8 @@ struct ThumbnailRenderer: Sendable {
     let largeLimiter: PriorityLimiter
     let largeDecodeBytes: Int
     let statistics: StatisticsCounter
+    /// The decodes running, counted around the decoder itself.
+    let decodes = ConcurrencyGauge()
 
     /// Thumbnails of `original` for every size `wantedSizes` names once a decode slot is free.
     func render(_ original: OriginalFetcher.Original.Body, wantedSizes: @escaping @Sendable () -> Set<ThumbnailSize>,
@@ -35,7 +37,7 @@ struct ThumbnailRenderer: Sendable {
             let sizes = wantedSizes()
             var decoder = decoder
             decoder.size = ThumbnailSize.union(of: sizes)
-            let largest = try await decode(original, with: decoder)
+            let largest = try await decodes.counting { try await decode(original, with: decoder) }
             statistics.record { $0.decodes += 1 }
             let source = largest.report.source
             let (width, height) = decoder.appliesOrientation

@@ -13,8 +13,10 @@ import Synchronization
 /// - Each image is decoded once for all sizes; downloads, decodes and
 ///   retries follow the pipeline's configuration.
 /// - Cancelling the calling task stops the run: in-flight transfers are
-///   cancelled, nothing partial is stored, and the report counts what was
-///   left unfinished.
+///   cancelled, nothing partial is stored, and the report counts as
+///   unfinished what the next run has left to do. It returns only once the
+///   cancelled work has wound down (connections closed, temporary files
+///   removed), so a process may exit then.
 public struct CacheWarmer: Sendable {
     public let pipeline: ThumbnailPipeline
     /// The thumbnail sizes to make of every image.
@@ -61,20 +63,24 @@ public struct CacheWarmer: Sendable {
 
     private func warmOne(_ url: String, revalidate: Bool, tally: Tally) async -> WarmOutcome {
         let before = pipeline.storedCopies(of: url, sizes: sizes)
-        if !revalidate, before.hasOriginal, before.thumbnailSizes == sizes { return .alreadyCached }
+        if !revalidate, isComplete(before) { return .alreadyCached }
         let received = Mutex(0)
-        let made: ThumbnailSet
+        let storageFailure: (any Error)?
         do {
-            made = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
+            storageFailure = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
                 guard case let .fetching(transfer) = event else { return }
                 let added = received.withLock { previous in
                     defer { previous = transfer.receivedBytes }
                     return max(0, transfer.receivedBytes - previous)
                 }
                 tally.received(added)
-            }
+            }.storageFailure
         } catch is CancellationError {
-            return .cancelled
+            // The work this leaves winds down first, so nothing of it is half done when the run
+            // returns; if it had stored every copy by then, the image is done, not left for the next run.
+            await pipeline.waitForAbandonedWork()
+            guard !revalidate, isComplete(pipeline.storedCopies(of: url, sizes: sizes)) else { return .cancelled }
+            storageFailure = nil
         } catch {
             return .failed(reason: "\(error)")
         }
@@ -82,9 +88,14 @@ public struct CacheWarmer: Sendable {
         let after = pipeline.storedCopies(of: url, sizes: sizes)
         tally.wrote(bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
         // Made but not on disk: the next run would have to make it again.
-        if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
+        if let failure = storageFailure { return .failed(reason: "not stored: \(failure)") }
         if bytes > 0 { return .fetched(bytes: bytes) }
         return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
+    }
+
+    /// Whether the original and every wanted thumbnail are stored.
+    private func isComplete(_ copies: StoredCopies) -> Bool {
+        copies.hasOriginal && copies.thumbnailSizes == sizes
     }
 }
 

@@ -69,6 +69,23 @@ import Glibc
         #expect(statistics.totalEntries > 0)
     }
 
+    /// Reads take no lock and write no journal line: a hit refreshes the
+    /// file's modification time, which an evicting process checks before it
+    /// removes the entry its own records call the oldest.
+    @Test func aReadInOneProcessProtectsTheEntryFromEvictionInAnother() async throws {
+        let (directory, torture) = (directory, torture)
+        let writer = try ChildProcess.start(["evict-one", directory.path], executable: torture)
+        let stored = try await eventually { writer.standardOutputSoFar.contains("stored") }
+        #expect(stored, "the writer stored a, b and c")
+        let reader = try await runBlocking { try ChildProcess.run(["read", directory.path, "a"], executable: torture) }
+        #expect(reader.standardOutput == "hit\n", "\(reader.standardOutput) \(reader.standardError)")
+        try Data().write(to: directory.appendingPathComponent("go"))
+        let evicting = try await runBlocking { writer.wait(within: .init(duration: .seconds(60))) }
+
+        #expect(evicting.status == 0, "\(evicting.standardOutput)")
+        #expect(evicting.standardOutput == "stored\na c d\n", "a, read by the other process since b was stored, outlives b")
+    }
+
     @Test func aFailedWriteIsAClearErrorAndLeavesTheCacheAsItWas() async throws {
         let (directory, torture) = (directory, torture)
         let outcome = try await runBlocking { try ChildProcess.run(["file-size-limit", directory.path], executable: torture) }

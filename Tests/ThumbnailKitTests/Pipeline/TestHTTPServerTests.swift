@@ -23,6 +23,17 @@ import Testing
         server.stop()
     }
 
+    /// A raw connection that asked for `path` and has read the head and `bytes` of the body.
+    private func rawConnection(to path: String, afterReading bytes: Int) async throws -> RawHTTPConnection {
+        let port = server.port
+        return try await runBlocking {
+            let connection = try RawHTTPConnection(port: port, path: path)
+            _ = try connection.readHead()
+            try connection.skip(bytes)
+            return connection
+        }
+    }
+
     private func get(_ path: String, headers: [String: String] = [:]) async throws -> (Data, HTTPURLResponse) {
         var request = URLRequest(url: URL(string: server.url(path))!)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -120,13 +131,8 @@ import Testing
 
     @Test func stopEndsAnEndlessBodyTheClientStoppedReading() async throws {
         server.route("/endless", .endless(.chunked))
-        let port = server.port
-        let connection = try await runBlocking {
-            let connection = try RawHTTPConnection(port: port, path: "/endless")
-            _ = try connection.readHead()
-            try connection.skip(64 << 10)
-            return connection  // open, no longer read: the server's send blocks
-        }
+        // Open, no longer read: the server's send blocks.
+        let connection = try await rawConnection(to: "/endless", afterReading: 64 << 10)
         defer { connection.close() }
         #expect(try await eventually { self.server.bodiesBeingSent("/endless") == 1 })
         server.stop()
@@ -137,17 +143,40 @@ import Testing
         var trickle = TestHTTPServer.Behavior(body: [1, 2, 3])
         trickle.trickle = (chunk: 1, pause: .seconds(600))
         server.route("/trickle", trickle)
-        let port = server.port
-        let connection = try await runBlocking {
-            let connection = try RawHTTPConnection(port: port, path: "/trickle")
-            _ = try connection.readHead()
-            try connection.skip(1)
-            return connection
-        }
+        let connection = try await rawConnection(to: "/trickle", afterReading: 1)
         defer { connection.close() }
         server.stop()
         #expect(try await eventually(within: .seconds(30)) { self.server.bodiesBeingSent("/trickle") == 0 },
                 "the ten-minute pause ended with the server")
+    }
+
+    @Test func aHeldBodyStopsPartWayAndNoticesAClientThatHangsUp() async throws {
+        var held = TestHTTPServer.Behavior(body: Array(repeating: 5, count: 10_000))
+        held.holdAfter = (4_000, ResponseGate())  // never opened
+        server.route("/held", held)
+        let connection = try await rawConnection(to: "/held", afterReading: 4_000)
+        #expect(try await eventually { self.server.heldResponses == 1 })
+        let more = try await runBlocking { try connection.waitForBytes(timeoutMilliseconds: 200) }
+        #expect(more == .nothingYet, "not a byte past the first 4000 while held")
+        #expect(server.earlyCloseCount("/held") == 0)
+        connection.close()
+        #expect(try await eventually { self.server.earlyCloseCount("/held") == 1 }, "noticed while the gate is still closed")
+        #expect(server.heldResponses == 0 && server.sentBodyBytes("/held") == 4_000)
+    }
+
+    @Test func heldResponsesGoOneAtATimeAndTheirPeakIsCounted() async throws {
+        let gate = ResponseGate()
+        var behavior = TestHTTPServer.Behavior(body: [1, 2, 3])
+        behavior.gate = gate
+        server.route("/gated", behavior)
+        let (session, url) = (session, URL(string: server.url("/gated"))!)
+        let requests = (0..<3).map { _ in Task { try await (session.data(from: url).1 as? HTTPURLResponse)?.statusCode } }
+        #expect(try await eventually { self.server.heldResponses == 3 })
+        gate.admit()
+        #expect(try await eventually { self.server.heldResponses == 2 })
+        gate.open()
+        for request in requests { #expect(try await request.value == 200) }
+        #expect(server.heldResponses == 0 && server.peakHeldResponses == 3)
     }
 
     @Test func headersNeverSentKeepsTheConnectionSilentUntilStop() async throws {

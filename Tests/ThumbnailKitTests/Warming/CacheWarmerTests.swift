@@ -71,23 +71,73 @@ import ThumbnailKit
         #expect(seen.withLock { $0.last?.bytesReceived } == report.bytesDownloaded)
     }
 
-    @Test func aCancelledRunStoresNothingPartialAndCountsWhatIsLeft() async throws {
-        let gate = ResponseGate()
-        for name in Self.names {
-            var held = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: name))
-            held.gate = gate
-            server.route("/\(name)", held)
+    /// Two images arrive whole, then two stop half sent (their first halves in
+    /// temporary files); then the run is cancelled.
+    @Test func aCancelledRunKeepsWhatItFinishedLeavesNothingPartialAndTheNextFetchesOnlyTheRest() async throws {
+        let (whole, halfSent) = (Array(Self.names.prefix(2)), Array(Self.names.dropFirst(2)))
+        let neverOpened = ResponseGate()
+        for name in halfSent {
+            let bytes = try Fixtures.bytes(ofTestImage: name)
+            var held = TestHTTPServer.Behavior(body: bytes)
+            held.holdAfter = (bytes.count / 2, neverOpened)
+            server.route("/\(name)", held, .init(body: bytes))
         }
-        let warmer = try makeWarmer(maximumInFlight: 2)
         let urls = urls
+        let cacheDirectory = temporary.path("cache")
+        let warmer = try makeWarmer(maximumInFlight: 2)
+        let complete = StoredCopies(hasOriginal: true, thumbnailSizes: Self.sizes)
+
         let run = Task { await warmer.warm(urls) }
-        #expect(try await eventually { Self.names.map { self.server.requestCount("/\($0)") }.reduce(0, +) == 2 })
+        let midway = try await eventually {
+            whole.allSatisfy { warmer.pipeline.storedCopies(of: self.server.url("/\($0)"), sizes: Self.sizes) == complete }
+                && self.server.heldResponses == halfSent.count
+                && CacheDirectory.temporaryFiles(in: cacheDirectory).count == halfSent.count
+        }
+        #expect(midway, "two images stored and two arriving")
         run.cancel()
         let report = await run.value
-        gate.open()
-        #expect(report.unfinished == Self.names.count && report.finished == 0)
+
+        #expect(report.fetched == whole.count && report.unfinished == halfSent.count)
         #expect(report.failures.isEmpty, "cancellation is not a failure")
-        #expect(try DiskCache(directory: temporary.path("cache")).statistics().totalEntries == 0)
-        #expect(Self.names.map { server.requestCount("/\($0)") }.reduce(0, +) == 2, "no image started after the cancel")
+        let leftovers = CacheDirectory.temporaryFiles(in: cacheDirectory)
+        #expect(leftovers.isEmpty, "a cancelled download has removed its temporary file when the run returns: \(leftovers)")
+        #expect(try await eventually { halfSent.allSatisfy { self.server.earlyCloseCount("/\($0)") == 1 } },
+                "the server saw every half-sent transfer closed")
+        let verification = try DiskCache(directory: cacheDirectory).verify(repair: false)
+        #expect(verification.checked == whole.count * (1 + Self.sizes.count) && verification.damaged.isEmpty)
+
+        let rerun = await (try makeWarmer()).warm(urls)
+        #expect(rerun.alreadyCached == whole.count && rerun.fetched == halfSent.count && rerun.failures.isEmpty)
+        #expect(whole.allSatisfy { server.requestCount("/\($0)") == 1 }, "a stored image is not fetched again")
+        #expect(halfSent.allSatisfy { server.requestCount("/\($0)") == 2 })
+    }
+
+    /// An image already decoded when the run is cancelled is being stored:
+    /// its storing ends (here it first waits for another process's hold on
+    /// the cache's lock), and the run counts it as fetched, not as left for
+    /// the next run.
+    @Test func anImageBeingStoredWhenTheRunIsCancelledIsFinishedAndCounted() async throws {
+        let (stored, halfSent) = (Self.names[0], Self.names[1])
+        let bytes = try Fixtures.bytes(ofTestImage: halfSent)
+        var held = TestHTTPServer.Behavior(body: bytes)
+        held.holdAfter = (bytes.count / 2, ResponseGate())
+        server.route("/\(halfSent)", held)
+        let warmer = try makeWarmer()
+        let lock = try HeldCacheLock(directory: temporary.path("cache"))
+        defer { lock.release() }
+
+        let urls = [server.url("/\(stored)"), server.url("/\(halfSent)")]
+        let run = Task { await warmer.warm(urls) }
+        let decodedAndHeld = try await eventually { warmer.pipeline.statistics.decodes == 1 && self.server.heldResponses == 1 }
+        #expect(decodedAndHeld)
+        run.cancel()
+        lock.release()
+        let report = await run.value
+
+        #expect(report.fetched == 1 && report.unfinished == 1 && report.failures.isEmpty)
+        #expect(report.thumbnailsWritten == Self.sizes.count)
+        #expect(warmer.pipeline.storedCopies(of: server.url("/\(stored)"), sizes: Self.sizes)
+            == StoredCopies(hasOriginal: true, thumbnailSizes: Self.sizes))
+        #expect(CacheDirectory.temporaryFiles(in: temporary.path("cache")).isEmpty)
     }
 }
