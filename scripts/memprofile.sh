@@ -6,7 +6,7 @@
 # ± 20) and thumbnailer (downscaled while decoding, 8 and 32 MiB budgets, disk
 # tier), at a realistic and a fast scroll speed. Samples RSS every 50 ms and
 # writes a Markdown table and SVG plots of RSS over time.
-# Usage: scripts/memprofile.sh [--quick]   (--quick: 60 items instead of 300)
+# Usage: scripts/memprofile.sh [--quick] [--items N]   (--quick: 60 items instead of 300)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

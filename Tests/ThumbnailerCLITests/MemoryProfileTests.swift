@@ -5,7 +5,8 @@ import Testing
 /// `memory-profile`, the process behind each row of `scripts/memprofile.sh`'s
 /// table, on a small feed from the loopback server: every strategy the table
 /// compares runs to the end, shows each row its own image, and reports every
-/// field the table reads.
+/// field the table reads. Then the benchmark script itself, `--quick` on a
+/// dozen items, makes its table with every strategy at both speeds.
 @Suite struct MemoryProfileTests {
     /// The feed repeats these in order: row n shows photo n mod 3.
     static let photos = ["jpeg-baseline-420-gradient-256x192.jpg", "ref-blocks-256x192.png", "jpeg-cmyk-adobe-blocks-128x64.jpg"]
@@ -60,6 +61,30 @@ import Testing
                 #expect(report["budgetBytes"] as? Int == budgetMiB << 20)
                 #expect((report["peakMemoryCacheBytes"] as? Int ?? .max) <= budgetMiB << 20, label)
             }
+        }
+    }
+
+    @Test func theBenchmarkScriptsQuickTableHasEveryStrategyAtBothSpeeds() async throws {
+        let output = try TemporaryDirectory()
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/bench/memprofile.py").path
+        let binaries = URL(fileURLWithPath: ChildProcess.product("memory-profile")).deletingLastPathComponent().path
+        let run = try await runBlocking {
+            try ChildProcess.run([script, binaries, output.url.path, "--quick", "--items", "12"],
+                                 executable: "/usr/bin/python3", limits: .init(duration: .seconds(120)))
+        }
+        try #require(run.status == 0, "\(run.standardError)")
+
+        let table = try String(contentsOf: output.url.appendingPathComponent("results.md"), encoding: .utf8)
+        let rows = table.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| strategy") && !$0.hasPrefix("| ---") }
+        let labels = Self.strategies.map { strategy, budgetMiB in strategy + (budgetMiB.map { " \($0) MiB" } ?? "") }
+        let expected = ["realistic", "fast"].flatMap { speed in labels.map { "| \($0) | \(speed) (" } }
+        #expect(rows.count == expected.count, "\(table)")
+        for (row, prefix) in zip(rows, expected) {
+            #expect(row.hasPrefix(prefix), "\(row) should start with \(prefix)")
+            #expect(row.contains("of 12)"), "\(row): 12 rows displayed")
+        }
+        for plot in ["rss-realistic.svg", "rss-fast.svg"] {
+            #expect(FileManager.default.fileExists(atPath: output.url.appendingPathComponent(plot).path), "\(plot)")
         }
     }
 }

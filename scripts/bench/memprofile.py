@@ -9,7 +9,8 @@ process's RSS from /proc every 50 ms. Writes results.md (the table), runs.jsonl
 (every run's report and samples) and rss-<speed>.svg (RSS over time, a line per
 strategy) into the output folder.
 
-Usage: memprofile.py BIN_DIR OUT_DIR [--quick]"""
+Usage: memprofile.py BIN_DIR OUT_DIR [--quick] [--items N]
+(--quick: 60 items and a faster realistic scroll; --items: that many items, for a smoke test)"""
 import json
 import os
 import pathlib
@@ -107,8 +108,9 @@ def plot(reports, title):
 
 def main():
     bin_dir, out_dir = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-    quick = "--quick" in sys.argv[3:]
-    items = 60 if quick else 300
+    options = sys.argv[3:]
+    quick = "--quick" in options
+    items = int(options[options.index("--items") + 1]) if "--items" in options else 60 if quick else 300
     speeds = [("realistic", 8 if quick else 4), ("fast", 40)]
     root = pathlib.Path(__file__).resolve().parents[2]
     photos = sorted(str(p) for p in (root / "TestImages").glob("photo-*"))
