@@ -114,7 +114,7 @@ import ThumbnailKit
                                                      rows: rowHeight - 1, background: Self.background)
             kept[key] = image
             screen.put(image, column: 1, row: origin)
-            screen.put("\(thumbnail.report.source.width)×\(thumbnail.report.source.height)", column: textColumn,
+            screen.put("\(thumbnail.source.width)×\(thumbnail.source.height)", column: textColumn,
                        row: origin + 1, foreground: Self.dim, background: nil, bold: false)
         case let .loading(progress):
             let percent = progress?.percent.map { " \($0)%" } ?? ""

@@ -19,8 +19,8 @@ struct ThumbReporter {
             if json {
                 print(record(outcome, written).text)
             } else {
-                let t = written.thumbnail, r = t.report
-                print(TerminalText.escaped("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(r.source.width)x\(r.source.height), scale \(r.scaleNumerator)/8, \(Self.format(milliseconds: outcome.milliseconds)))"))
+                let t = written.thumbnail, scale = t.report.map { ", scale \($0.scaleNumerator)/8" } ?? ""
+                print(TerminalText.escaped("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(t.source.width)x\(t.source.height)\(scale), \(Self.format(milliseconds: outcome.milliseconds)))"))
             }
         case .failure(let error):
             let (kind, reason) = Self.describe(error)
@@ -43,12 +43,14 @@ struct ThumbReporter {
         line.add("input", outcome.input)
         line.add("output", written.output)
         line.add("format", written.format.rawValue)
-        line.add("sourceWidth", report.source.width)
-        line.add("sourceHeight", report.source.height)
+        line.add("sourceWidth", thumbnail.source.width)
+        line.add("sourceHeight", thumbnail.source.height)
         line.add("width", thumbnail.width)
         line.add("height", thumbnail.height)
-        line.add("scale", "\(report.scaleNumerator)/8")
-        line.add("peakDecodeBytes", report.peakDecodeBytes)
+        if let report {
+            line.add("scale", "\(report.scaleNumerator)/8")
+            line.add("peakDecodeBytes", report.peakDecodeBytes)
+        }
         line.add("milliseconds", Self.rounded(outcome.milliseconds))
         return line
     }

@@ -35,7 +35,7 @@ import ThumbnailKit
 
         #expect(run.status == 0, "\(run.standardError)")
         let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.jpg")))
-        #expect(thumbnail.report.source.format == .jpeg)
+        #expect(thumbnail.source.format == .jpeg)
         #expect(thumbnail.width == 64 && thumbnail.height == 43)
     }
 
@@ -45,7 +45,7 @@ import ThumbnailKit
 
         #expect(run.status == 0, "\(run.standardError)")
         let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
-        #expect(thumbnail.report.source.format == .png)
+        #expect(thumbnail.source.format == .png)
         #expect(thumbnail.width == 100 && thumbnail.height == 25)
     }
 

@@ -8,14 +8,20 @@ public struct DiskCacheMetadata: Sendable, Hashable {
     public var lastModified: String?
     /// The media type the server named, if any.
     public var contentType: String?
+    /// The header of the original an entry was made from: a stored
+    /// thumbnail's source facts, so that reading it back answers with the
+    /// original's size, format and alpha rather than its own.
+    public var source: ImageHeader?
     /// When the entry was stored, in seconds since 1970 (set by the cache).
     public internal(set) var storedAt: Int64 = 0
 
-    public init(url: String? = nil, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+    public init(url: String? = nil, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
+                source: ImageHeader? = nil) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.source = source
     }
 }
 
@@ -46,7 +52,7 @@ enum DiskCacheEntryFormat {
     static let headerSize = 48
 
     private enum Tag: UInt8 {
-        case key = 1, url, etag, lastModified, contentType, storedAt
+        case key = 1, url, etag, lastModified, contentType, storedAt, source
     }
 
     static func encode(key: String, bytes: [UInt8], metadata: DiskCacheMetadata) -> [UInt8] {
@@ -74,6 +80,7 @@ enum DiskCacheEntryFormat {
         if let etag = metadata.etag { add(.etag, Array(etag.utf8)) }
         if let lastModified = metadata.lastModified { add(.lastModified, Array(lastModified.utf8)) }
         if let contentType = metadata.contentType { add(.contentType, Array(contentType.utf8)) }
+        if let source = metadata.source { add(.source, source.cacheField) }
         var storedAt: [UInt8] = []
         appendLittleEndian(UInt64(bitPattern: metadata.storedAt), to: &storedAt)
         add(.storedAt, storedAt)
@@ -131,6 +138,7 @@ enum DiskCacheEntryFormat {
             case .contentType: metadata.contentType = text
             case .storedAt where length == 8:
                 metadata.storedAt = Int64(bitPattern: readLittleEndian(fields, at: start, bytes: 8))
+            case .source: metadata.source = ImageHeader(cacheField: fields[start..<start + length])
             default: break  // unknown fields of a later version are skipped
             }
             offset = start + length

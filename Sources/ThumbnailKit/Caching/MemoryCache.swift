@@ -86,6 +86,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
+    /// The value for `key`, which becomes the most recently used, without
+    /// counting a lookup: for a caller that only shows what is there (a row
+    /// being configured), whose misses are counted where the request is made.
+    @inlinable
+    public func peekValue(forKey key: Key) -> Value? {
+        state.withLock { $0.entries.touch(key) }
+    }
+
     /// Stores `value` as the most recently used entry, evicting least recently
     /// used ones first until it fits. Replaces any earlier value for `key`.
     /// - Returns: `false` when the entry alone costs more than ``maximumEntryCost``

@@ -34,6 +34,18 @@ public struct ImageHeader: Sendable, Hashable {
         return (width + 7) / 8 * ((height + 7) / 8) * components * 128
     }
 
+    init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, isProgressive: Bool,
+         components: Int, bitDepth: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+        self.isProgressive = isProgressive
+        self.components = components
+        self.bitDepth = bitDepth
+    }
+
     init(_ info: ct_image_info) {
         format = info.format == CT_FORMAT_PNG ? .png : .jpeg
         width = Int(info.width)

@@ -1,6 +1,7 @@
 import CThumbnail
 
-/// A decoded, downscaled image: RGBA8 pixels and what it took to make them.
+/// A decoded, downscaled image: RGBA8 pixels, the facts of the original it
+/// shows, and, when a decode made it, what that decode took.
 public struct Thumbnail: Sendable {
     /// Width in pixels, after EXIF orientation.
     public let width: Int
@@ -8,14 +9,19 @@ public struct Thumbnail: Sendable {
     public let height: Int
     /// `width × height × 4` bytes of RGBA8, straight alpha.
     public let pixels: PixelBuffer
-    /// What the decode found and cost.
-    public let report: DecodeReport
+    /// What the original's header says (its format, stored size, orientation,
+    /// alpha), whichever tier answered: a thumbnail read back from the disk
+    /// tier carries its original's facts, not its own.
+    public let source: ImageHeader
+    /// What the decode of the original that made this thumbnail found and
+    /// cost; `nil` when no decode did (a thumbnail read back from the disk tier).
+    public let report: DecodeReport?
 
     /// Bytes of pixel memory this thumbnail holds: its cost in a memory cache.
     public var byteCount: Int { pixels.count }
 
     /// Whether any pixel can be transparent (the source had alpha or transparency).
-    public var hasAlpha: Bool { report.source.hasAlpha }
+    public var hasAlpha: Bool { source.hasAlpha }
 
     /// The RGBA value at column `x`, row `y`.
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
@@ -25,7 +31,8 @@ public struct Thumbnail: Sendable {
     }
 
     /// This thumbnail scaled down to exactly `width` × `height` with the
-    /// decoder's area filter, keeping the report of the decode that made it.
+    /// decoder's area filter, keeping its source facts and the report of the
+    /// decode that made it.
     /// One decode at the largest size can so serve several smaller ones.
     /// - Throws: ``ThumbnailDecodingError/outOfMemory(_:)``; a precondition
     ///   failure if the size is larger than this thumbnail's.
@@ -40,14 +47,16 @@ public struct Thumbnail: Sendable {
         }
         guard status == CT_OK, let output else { throw error.swiftError() }
         return Thumbnail(width: width, height: height,
-                         pixels: PixelBuffer(takingOwnershipOf: output, count: width * height * 4), report: report)
+                         pixels: PixelBuffer(takingOwnershipOf: output, count: width * height * 4),
+                         source: source, report: report)
     }
 
-    public init(width: Int, height: Int, pixels: PixelBuffer, report: DecodeReport) {
+    public init(width: Int, height: Int, pixels: PixelBuffer, source: ImageHeader, report: DecodeReport?) {
         precondition(pixels.count == width * height * 4, "pixel buffer does not match \(width)x\(height) RGBA8")
         self.width = width
         self.height = height
         self.pixels = pixels
+        self.source = source
         self.report = report
     }
 }

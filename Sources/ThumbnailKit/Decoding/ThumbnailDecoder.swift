@@ -104,7 +104,7 @@ public struct ThumbnailDecoder: Sendable {
         return Thumbnail(
             width: Int(thumbnail.width), height: Int(thumbnail.height),
             pixels: PixelBuffer(takingOwnershipOf: pixels, count: count),
-            report: DecodeReport(thumbnail))
+            source: ImageHeader(thumbnail.source), report: DecodeReport(thumbnail))
     }
 }
 

@@ -1,7 +1,10 @@
 /// What a pipeline has done since it was made: for status lines, summaries and tests.
 public struct PipelineStatistics: Sendable, Hashable {
-    /// Requests answered from the memory cache.
+    /// Requests answered from the memory cache: one per request at most.
     public var memoryHits = 0
+    /// Requests the memory cache could have answered but did not have: one
+    /// per request at most (``ThumbnailPipeline/cachedThumbnail(for:)`` counts none).
+    public var memoryMisses = 0
     /// Thumbnails read back from the thumbnail disk tier.
     public var thumbnailDiskHits = 0
     /// Originals read back from the original disk tier instead of fetched.
@@ -27,6 +30,7 @@ public struct PipelineStatistics: Sendable, Hashable {
     public func subtracting(_ earlier: PipelineStatistics) -> PipelineStatistics {
         var difference = PipelineStatistics()
         difference.memoryHits = memoryHits - earlier.memoryHits
+        difference.memoryMisses = memoryMisses - earlier.memoryMisses
         difference.thumbnailDiskHits = thumbnailDiskHits - earlier.thumbnailDiskHits
         difference.originalDiskHits = originalDiskHits - earlier.originalDiskHits
         difference.downloads = downloads - earlier.downloads

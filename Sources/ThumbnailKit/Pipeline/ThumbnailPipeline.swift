@@ -87,45 +87,79 @@ public final class ThumbnailPipeline: Sendable {
     /// Decoded thumbnails, by URL and size, within ``Configuration/memoryCostLimit``.
     public let memoryCache: MemoryCache<ThumbnailKey, Thumbnail>
 
-    /// Shared work is keyed by what it makes and by which stored copies may answer.
-    private struct ThumbnailWork: Hashable, Sendable {
-        let key: ThumbnailKey
-        let policy: CachePolicy
-    }
-
-    private struct OriginalWork: Hashable, Sendable {
-        let url: String
-        let policy: CachePolicy
-    }
-
-    private let store: ThumbnailStore
-    private let fetcher: OriginalFetcher
+    private let tiers: MemoryTier
+    private let stored: StoredThumbnails?
     private let renderer: ThumbnailRenderer
-    /// A thumbnail, and why what was made for it is not on disk (see ``ThumbnailSet/storageFailure``).
-    private typealias Made = (thumbnail: Thumbnail, storageFailure: (any Error)?)
-
-    private let thumbnails = Coalescer<ThumbnailWork, Made>()
-    private let renditions = Coalescer<OriginalWork, ThumbnailSet>()
+    private let renditions = Coalescer<RenderingTier.Work, [ThumbnailSize: Thumbnail]>()
+    private let writes = StoredCopyWrites()
     private let requestedSizes = RequestedSizes()
     private let progress = ProgressRelay<String, ThumbnailProgress>()
     private let counters = StatisticsCounter()
     private let downloads: PriorityLimiter
     private var logger: Logger { configuration.logger }
 
-    public init(configuration: Configuration = Configuration()) {
+    /// The default composition of the tiers, built from `configuration`, with
+    /// room for tiers of the app's own:
+    ///
+    ///     memory → thumbnail disk → [rendering] → original disk → [retrying → download limit → network]
+    ///
+    /// - Parameters:
+    ///   - rendering: given the rendering tier (a decode of the original for
+    ///     every size wanted), returns what answers behind the memory and
+    ///     thumbnail disk tiers: that tier wrapped, or a tier that replaces it.
+    ///     What it answers is kept in memory, not on disk.
+    ///   - fetching: given the fetch (retrying, under the download limit,
+    ///     through ``Configuration/dataLoader``), returns what brings an
+    ///     original the original disk tier does not have: that fetch wrapped,
+    ///     or a source that replaces it. What it brings is stored in the
+    ///     original disk tier once it has decoded.
+    ///
+    /// ```swift
+    /// /// Answers bundled images from memory, and asks the fetch for the rest.
+    /// struct BundledOriginals: OriginalProviding {
+    ///     let next: any OriginalProviding
+    ///     let bundled: [String: [UInt8]]
+    ///
+    ///     func original(for request: OriginalRequest) async throws -> Original {
+    ///         guard let bytes = bundled[request.url] else { return try await next.original(for: request) }
+    ///         return Original(body: .memory(bytes), metadata: DiskCacheMetadata(url: request.url))
+    ///     }
+    /// }
+    ///
+    /// let pipeline = ThumbnailPipeline(configuration: .init(diskCache: disk),
+    ///                                  fetching: { BundledOriginals(next: $0, bundled: assets) })
+    /// ```
+    public init(configuration: Configuration = Configuration(),
+                rendering: (any ThumbnailProviding) -> any ThumbnailProviding = { $0 },
+                fetching: (any OriginalProviding) -> any OriginalProviding = { $0 }) {
         self.configuration = configuration
+        let logger = configuration.logger
         memoryCache = MemoryCache(costLimit: configuration.memoryCostLimit)
         downloads = PriorityLimiter(limit: configuration.maximumConcurrentDownloads)
-        store = ThumbnailStore(memory: memoryCache, disk: configuration.diskCache, encoder: configuration.encoder,
-                               decoder: configuration.decoder, logger: configuration.logger)
-        fetcher = OriginalFetcher(loader: configuration.dataLoader, disk: configuration.diskCache, limiter: downloads,
-                                  retryPolicy: configuration.retryPolicy,
-                                  maximumBytes: configuration.maximumDownloadBytes, statistics: counters,
-                                  progress: progress, logger: configuration.logger)
+        stored = configuration.diskCache.map {
+            StoredThumbnails(disk: $0, encoder: configuration.encoder, limits: configuration.decoder.limits,
+                             appliesOrientation: configuration.decoder.appliesOrientation, logger: logger)
+        }
         renderer = ThumbnailRenderer(decoder: configuration.decoder,
                                      limiter: PriorityLimiter(limit: configuration.maximumConcurrentDecodes),
                                      largeLimiter: PriorityLimiter(limit: configuration.maximumConcurrentLargeDecodes),
                                      largeDecodeBytes: configuration.largeDecodeBytes, statistics: counters)
+
+        let network = NetworkTier(loader: configuration.dataLoader, statistics: counters, logger: logger)
+        let fetch = fetching(RetryingTier(next: DownloadLimitingTier(next: network, limiter: downloads),
+                                          policy: configuration.retryPolicy, statistics: counters, logger: logger))
+        var originals = fetch
+        if let disk = configuration.diskCache {
+            originals = OriginalDiskTier(next: fetch, disk: disk, statistics: counters, logger: logger)
+        }
+        let made = rendering(RenderingTier(originals: originals, renderer: renderer, stored: stored, writes: writes,
+                                           renditions: renditions, requestedSizes: requestedSizes, progress: progress,
+                                           maximumDownloadBytes: configuration.maximumDownloadBytes, logger: logger))
+        var answering = made
+        if let stored {
+            answering = ThumbnailDiskTier(next: made, stored: stored, statistics: counters, logger: logger)
+        }
+        tiers = MemoryTier(next: answering, memory: memoryCache, statistics: counters, logger: logger)
     }
 
     /// What the pipeline has done so far.
@@ -135,27 +169,29 @@ public final class ThumbnailPipeline: Sendable {
     /// never more than ``Configuration/maximumConcurrentDecodes``.
     public var peakConcurrentDecodes: Int { renderer.decodes.peak }
 
-    /// Thumbnails being made now (distinct URL and size).
-    public var inFlightCount: Int { thumbnails.inFlightCount }
+    /// Originals being brought and decoded now (distinct URLs).
+    public var inFlightCount: Int { renditions.inFlightCount }
 
-    /// Callers waiting now for the thumbnail `request` names (any priority).
+    /// Callers waiting now for the image `request` names to be made (any size, any priority).
     public func waiterCount(for request: ThumbnailRequest) -> Int {
-        thumbnails.callerCount(for: ThumbnailWork(key: request.key, policy: request.cachePolicy))
+        renditions.callerCount(for: RenderingTier.Work(url: request.url, policy: request.cachePolicy))
     }
 
     /// Transfers running or waiting for a download slot now.
     public var waitingDownloads: Int { downloads.waitingCount }
 
-    /// The thumbnail if the memory cache has it: no suspension, for a row being configured.
+    /// The thumbnail if the memory cache has it: no suspension, for a row
+    /// being configured. A peek: it counts no memory hit or miss, which the
+    /// request that follows a `nil` counts.
     public func cachedThumbnail(for request: ThumbnailRequest) -> Thumbnail? {
-        guard request.cachePolicy == .useCache else { return nil }
-        return memoryCache.value(forKey: request.key)
+        tiers.cachedThumbnail(for: request)
     }
 
     /// The thumbnail for `request`, from the first tier that has it.
     ///
-    /// A thumbnail made but not stored on disk (a full disk) is returned all
-    /// the same, and kept in memory: the failure is logged, and
+    /// It is returned as soon as it is made; the copies kept of it (the
+    /// original, the encoded thumbnail) are written after. One that cannot be
+    /// written (a full disk) is logged, and
     /// ``thumbnails(of:sizes:priority:cachePolicy:progress:)`` reports it.
     /// - Parameter progress: called with what the request is doing (bytes
     ///   arriving, a retry waiting, decoding), in order, on any thread.
@@ -163,23 +199,9 @@ public final class ThumbnailPipeline: Sendable {
     ///   `CancellationError` when the calling task is cancelled.
     public func thumbnail(for request: ThumbnailRequest,
                           progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> Thumbnail {
-        try await made(for: request, progress: progress).thumbnail
-    }
-
-    /// ``thumbnail(for:progress:)``, with its storage failure.
-    private func made(for request: ThumbnailRequest,
-                      progress: (@Sendable (ThumbnailProgress) -> Void)?) async throws -> Made {
-        if let hit = cachedThumbnail(for: request) {
-            counters.record { $0.memoryHits += 1 }
-            logger.debug("memory hit", metadata: ["key": "\(request.key)"])
-            return (hit, nil)
-        }
         do {
             return try await self.progress.listening(to: request.url, with: progress) {
-                try await thumbnails.value(for: ThumbnailWork(key: request.key, policy: request.cachePolicy),
-                                           priority: request.priority) { work in
-                    try await self.makeThumbnail(for: request, work: work)
-                }
+                try await tiers.thumbnail(for: request, progress: progress)
             }
         } catch {
             if !(error is CancellationError) {
@@ -193,115 +215,46 @@ public final class ThumbnailPipeline: Sendable {
     /// Thumbnails of `url` at every one of `sizes`, from one decode of the
     /// original when any of them has to be made (a warm-up making 128 and
     /// 256 px decodes once). Each size goes through the tiers as
-    /// ``thumbnail(for:progress:)`` would; the result also says whether what
-    /// was made is on disk (``ThumbnailSet/storageFailure``).
+    /// ``thumbnail(for:progress:)`` would. Returns only once the copies made
+    /// for them are written, saying whether they are all on disk
+    /// (``ThumbnailSet/storageFailure``): what a warm-up waits for.
     /// - Throws: as ``thumbnail(for:progress:)``; the first error of any size.
     public func thumbnails(of url: String, sizes: Set<ThumbnailSize>, priority: RequestPriority = .normal,
                            cachePolicy: CachePolicy = .useCache,
                            progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> ThumbnailSet {
         // Counted as wanted before any of them starts, so the first decode makes them all.
         try await requestedSizes.wanting(sizes, of: url) {
-            try await withThrowingTaskGroup(of: (ThumbnailSize, Made).self) { group in
-                for size in sizes {
-                    let request = ThumbnailRequest(url: url, size: size, priority: priority, cachePolicy: cachePolicy)
-                    group.addTask { (size, try await self.made(for: request, progress: progress)) }
-                }
-                return try await group.reduce(into: ThumbnailSet(thumbnails: [:])) { set, made in
-                    set.thumbnails[made.0] = made.1.thumbnail
-                    set.storageFailure = set.storageFailure ?? made.1.storageFailure
+            let (thumbnails, storageFailure) = try await writes.watching(url) {
+                try await withThrowingTaskGroup(of: (ThumbnailSize, Thumbnail).self) { group in
+                    for size in sizes {
+                        let request = ThumbnailRequest(url: url, size: size, priority: priority, cachePolicy: cachePolicy)
+                        group.addTask { (size, try await self.thumbnail(for: request, progress: progress)) }
+                    }
+                    return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
                 }
             }
+            return ThumbnailSet(thumbnails: thumbnails, storageFailure: storageFailure)
         }
     }
 
     /// Returns once the work that every caller has left (their tasks were
     /// cancelled) has wound down: its transfer closed, its decode stopped, its
-    /// original's temporary file removed. Callers leave at once; wait for this
-    /// before exiting, or before looking at the disk tiers, after cancelling.
+    /// original's temporary file removed; and once the copies of work that
+    /// finished are written. Callers leave at once; wait for this before
+    /// exiting, or before looking at the disk tiers, after cancelling.
     /// Work that other callers still wait for is not waited for.
     public func waitForAbandonedWork() async {
-        // Thumbnail work that winds down leaves its share of a decode, abandoning that too.
-        await thumbnails.waitForAbandonedWork()
         await renditions.waitForAbandonedWork()
+        await writes.waitForAll()
     }
 
     /// Which copies of `url` the disk tiers hold now, without reading them:
     /// whether the original is there, and which of `sizes` have a thumbnail.
     public func storedCopies(of url: String, sizes: Set<ThumbnailSize>) -> StoredCopies {
-        guard let disk = configuration.diskCache else { return StoredCopies(hasOriginal: false, thumbnailSizes: []) }
-        return StoredCopies(
-            hasOriginal: disk.containsEntry(forKey: url, in: .originals),
-            thumbnailSizes: sizes.filter { disk.containsEntry(forKey: store.diskKey(ThumbnailKey(url: url, size: $0)), in: .thumbnails) })
-    }
-
-    /// The shared work for one URL and size: the disk tier, else a share of a decode of the original.
-    private func makeThumbnail(for request: ThumbnailRequest, work: Coalescer<ThumbnailWork, Made>.Work) async throws -> Made {
-        let key = request.key
-        if request.cachePolicy == .useCache {
-            // A decode for another size of this URL may have just made it.
-            if let made = memoryCache.value(forKey: key) { return (made, nil) }
-            if let stored = await store.readFromDisk(key) {
-                counters.record { $0.thumbnailDiskHits += 1 }
-                logger.debug("thumbnail from disk", metadata: ["key": "\(key)"])
-                return (stored, nil)
-            }
+        guard let disk = configuration.diskCache, let stored else {
+            return StoredCopies(hasOriginal: false, thumbnailSizes: [])
         }
-        let original = OriginalWork(url: request.url, policy: request.cachePolicy)
-        work.onPriorityRaised { [renditions] in renditions.raisePriority(for: original, to: $0) }
-        return try await requestedSizes.wanting([request.size], of: request.url) {
-            // A decode that read the wanted sizes before this one was counted
-            // lacks it; the next decode of this URL starts after the count, so
-            // this loop runs at most twice.
-            while true {
-                let made = try await renditions.value(for: original, priority: work.priority) { work in
-                    try await self.render(original, work: work)
-                }
-                if let thumbnail = made.thumbnails[request.size] { return (thumbnail, made.storageFailure) }
-            }
-        }
-    }
-
-    /// The shared work for one URL: fetch (or read) the original, decode it
-    /// once for every size wanted, keep the results.
-    private func render(_ work: OriginalWork,
-                        work shared: Coalescer<OriginalWork, ThumbnailSet>.Work) async throws -> ThumbnailSet {
-        let priority = PriorityFollower(shared.priority)
-        shared.onPriorityRaised { priority.raise(to: $0) }
-        let original = try await fetcher.original(of: work.url, policy: work.policy, priority: priority)
-        if !original.isNew, work.policy == .revalidate, let stored = await storedThumbnails(of: work.url) {
-            return ThumbnailSet(thumbnails: stored)
-        }
-        progress.emit(.decoding, for: work.url)
-        let made = try await renderer.render(original.body, wantedSizes: { [requestedSizes] in requestedSizes.sizes(of: work.url) },
-                                             priority: priority)
-        logger.debug("decoded", metadata: ["url": "\(work.url)", "sizes": "\(made.keys.map(\.description))"])
-        // What could not be stored is still returned: the thumbnails are good.
-        var storageFailure: (any Error)?
-        do {
-            try await fetcher.store(original)
-        } catch {
-            storageFailure = error
-        }
-        for (size, thumbnail) in made {
-            do {
-                try await store.keep(thumbnail, for: ThumbnailKey(url: work.url, size: size))
-            } catch {
-                storageFailure = storageFailure ?? error
-            }
-        }
-        if let storageFailure {
-            logger.warning("not stored on disk", metadata: ["url": "\(work.url)", "error": "\(storageFailure)"])
-        }
-        return ThumbnailSet(thumbnails: made, storageFailure: storageFailure)
-    }
-
-    /// After a 304: every wanted size from the thumbnail disk tier, or `nil` if one is missing.
-    private func storedThumbnails(of url: String) async -> [ThumbnailSize: Thumbnail]? {
-        var found: [ThumbnailSize: Thumbnail] = [:]
-        for size in requestedSizes.sizes(of: url) {
-            guard let thumbnail = await store.readFromDisk(ThumbnailKey(url: url, size: size)) else { return nil }
-            found[size] = thumbnail
-        }
-        return found.isEmpty ? nil : found
+        return StoredCopies(hasOriginal: disk.containsEntry(forKey: url, in: .originals),
+                            thumbnailSizes: sizes.filter { stored.contains(ThumbnailKey(url: url, size: $0)) })
     }
 }

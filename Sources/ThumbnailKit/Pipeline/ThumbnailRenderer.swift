@@ -12,7 +12,7 @@ struct ThumbnailRenderer: Sendable {
     let decodes = ConcurrencyGauge()
 
     /// Thumbnails of `original` for every size `wantedSizes` names once a decode slot is free.
-    func render(_ original: OriginalFetcher.Original.Body, wantedSizes: @escaping @Sendable () -> Set<ThumbnailSize>,
+    func render(_ original: Original.Body, wantedSizes: @escaping @Sendable () -> Set<ThumbnailSize>,
                 priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
         // A header that cannot be read is the decode's to report.
         let header = try? await BlockingWork.run { [decoder] in try decoder.readHeader(of: original) }
@@ -27,7 +27,7 @@ struct ThumbnailRenderer: Sendable {
         }
     }
 
-    private func render(_ original: OriginalFetcher.Original.Body, in limiter: PriorityLimiter,
+    private func render(_ original: Original.Body, in limiter: PriorityLimiter,
                         wantedSizes: () -> Set<ThumbnailSize>,
                         priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
         let ticket = limiter.makeTicket()
@@ -39,7 +39,7 @@ struct ThumbnailRenderer: Sendable {
             decoder.size = ThumbnailSize.union(of: sizes)
             let largest = try await decodes.counting { try await decode(original, with: decoder) }
             statistics.record { $0.decodes += 1 }
-            let source = largest.report.source
+            let source = largest.source
             let (width, height) = decoder.appliesOrientation
                 ? (source.orientedWidth, source.orientedHeight) : (source.width, source.height)
             var thumbnails: [ThumbnailSize: Thumbnail] = [:]
@@ -56,7 +56,7 @@ struct ThumbnailRenderer: Sendable {
 
     /// Decodes on a Dispatch thread; cancelling the task stops the decode between scanline batches.
     /// An original on disk streams through the decoder from its file; one in memory is read in place.
-    private func decode(_ original: OriginalFetcher.Original.Body, with decoder: ThumbnailDecoder) async throws -> Thumbnail {
+    private func decode(_ original: Original.Body, with decoder: ThumbnailDecoder) async throws -> Thumbnail {
         let cancellation = DecodeCancellation()
         return try await withTaskCancellationHandler {
             try await BlockingWork.run { try decoder.decode(original, cancellation: cancellation) }
@@ -68,7 +68,7 @@ struct ThumbnailRenderer: Sendable {
 
 extension ThumbnailDecoder {
     /// Decodes an original, wherever its bytes are.
-    func decode(_ original: OriginalFetcher.Original.Body, cancellation: DecodeCancellation) throws -> Thumbnail {
+    func decode(_ original: Original.Body, cancellation: DecodeCancellation) throws -> Thumbnail {
         switch original {
         case let .stored(entry): try decode(entry.payload, cancellation: cancellation)
         case let .downloaded(writer): try decode(writer.payload, cancellation: cancellation)
@@ -77,7 +77,7 @@ extension ThumbnailDecoder {
     }
 
     /// The header of an original, wherever its bytes are.
-    func readHeader(of original: OriginalFetcher.Original.Body) throws -> ImageHeader {
+    func readHeader(of original: Original.Body) throws -> ImageHeader {
         switch original {
         case let .stored(entry): try readHeader(entry.payload)
         case let .downloaded(writer): try readHeader(writer.payload)

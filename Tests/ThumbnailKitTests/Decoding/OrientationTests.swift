@@ -39,7 +39,7 @@ import ThumbnailKit
         let thumbnail = try ThumbnailDecoder(size: .fit(width: 48, height: 100)).decode(
             contentsOfFile: Fixtures.testImage("jpeg-exif-orientation-6-mm.jpg"))
         #expect(thumbnail.width == 48 && thumbnail.height == 32)
-        #expect(thumbnail.report.source.orientation == 6)
+        #expect(thumbnail.source.orientation == 6)
     }
 
     @Test func orientationCanBeLeftAlone() throws {

@@ -113,7 +113,7 @@ import ThumbnailKit
         let bytes = try Fixtures.bytes(ofTestImage: photo)
         let large = try ThumbnailDecoder(size: .fit(320)).decode(bytes)
         let direct = try ThumbnailDecoder(size: .fit(width: 100, height: 80)).decode(bytes)
-        let source = large.report.source
+        let source = large.source
         let fitted = ThumbnailSize.fit(width: 100, height: 80).fitting(width: source.orientedWidth,
                                                                       height: source.orientedHeight)
         #expect(fitted == (direct.width, direct.height), "the fitting rule is the decoder's")

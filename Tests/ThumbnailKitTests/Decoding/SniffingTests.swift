@@ -7,8 +7,8 @@ import ThumbnailKit
     @Test func aPNGNamedJPGAndAJPEGNamedPNGBothDecode() throws {
         let png = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-png-data-named.jpg"))
         let jpeg = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-jpeg-data-named.png"))
-        #expect(png.report.source.format == .png)
-        #expect(jpeg.report.source.format == .jpeg)
+        #expect(png.source.format == .png)
+        #expect(jpeg.source.format == .jpeg)
     }
 
     @Test func magicBytesDecideTheFormat() {

@@ -17,10 +17,10 @@ import ThumbnailKit
         switch (entry.expect, fromFile) {
         case ("decodes", .success(let thumbnail)):
             let header = try #require(entry.header)
-            #expect(thumbnail.report.source.width == header.width && thumbnail.report.source.height == header.height)
-            #expect(thumbnail.report.source.format.rawValue == entry.format)
-            #expect(thumbnail.report.source.orientation == header.orientation)
-            #expect(thumbnail.report.source.isProgressive == header.progressive)
+            #expect(thumbnail.source.width == header.width && thumbnail.source.height == header.height)
+            #expect(thumbnail.source.format.rawValue == entry.format)
+            #expect(thumbnail.source.orientation == header.orientation)
+            #expect(thumbnail.source.isProgressive == header.progressive)
             #expect(thumbnail.hasAlpha == header.hasAlpha)
             #expect(thumbnail.width <= 256 && thumbnail.height <= 256)
             let inMemory = try fromMemory.get()
@@ -57,7 +57,7 @@ import ThumbnailKit
             let interlaced = try decoder.decode(contentsOfFile: entry.path)
             let plain = try decoder.decode(contentsOfFile: twin)
             if entry.name.contains("adam7") {
-                #expect(interlaced.report.source.isProgressive && !plain.report.source.isProgressive)
+                #expect(interlaced.source.isProgressive && !plain.source.isProgressive)
             }
             #expect(interlaced.width == plain.width && interlaced.height == plain.height)
             #expect(interlaced.maximumDifference(from: plain) == 0, "\(entry) at \(size)")

@@ -1,0 +1,98 @@
+import Logging
+
+/// The tier that makes thumbnails: brings the original from the original
+/// tiers and decodes it once for every size of it wanted at the time.
+///
+/// Everyone asking for one URL (any size) shares that work. The copies it
+/// made (the original, an encoded thumbnail per size) are kept after the
+/// callers have their thumbnails, as a write that ``StoredCopyWrites`` tracks.
+struct RenderingTier: ThumbnailProviding {
+    /// Shared work is keyed by the original and by which stored copies may answer.
+    struct Work: Hashable, Sendable {
+        let url: String
+        let policy: CachePolicy
+    }
+
+    let originals: any OriginalProviding
+    let renderer: ThumbnailRenderer
+    let stored: StoredThumbnails?
+    let writes: StoredCopyWrites
+    let renditions: Coalescer<Work, [ThumbnailSize: Thumbnail]>
+    let requestedSizes: RequestedSizes
+    let progress: ProgressRelay<String, ThumbnailProgress>
+    let maximumDownloadBytes: Int
+    let logger: Logger
+
+    func cachedThumbnail(for request: ThumbnailRequest) -> Thumbnail? { nil }
+
+    func thumbnail(for request: ThumbnailRequest,
+                   progress _: (@Sendable (ThumbnailProgress) -> Void)?) async throws -> Thumbnail {
+        let work = Work(url: request.url, policy: request.cachePolicy)
+        return try await requestedSizes.wanting([request.size], of: request.url) {
+            // A decode that read the wanted sizes before this one was counted
+            // lacks it; the next decode of this URL starts after the count, so
+            // this loop runs at most twice.
+            while true {
+                let made = try await renditions.value(for: work, priority: request.priority) { shared in
+                    try await render(work, shared: shared)
+                }
+                if let thumbnail = made[request.size] { return thumbnail }
+            }
+        }
+    }
+
+    /// The shared work for one URL: bring the original, decode it once for
+    /// every size wanted, then start keeping the copies.
+    private func render(_ work: Work, shared: Coalescer<Work, [ThumbnailSize: Thumbnail]>.Work)
+        async throws -> [ThumbnailSize: Thumbnail] {
+        let priority = PriorityFollower(shared.priority)
+        shared.onPriorityRaised { priority.raise(to: $0) }
+        let original = try await originals.original(for: OriginalRequest(
+            url: work.url, cachePolicy: work.policy, maximumBytes: maximumDownloadBytes, priority: priority,
+            report: { [progress] in progress.emit($0, for: work.url) }))
+        if !original.isNew, work.policy == .revalidate, let stored = await storedThumbnails(of: work.url) {
+            return stored
+        }
+        progress.emit(.decoding, for: work.url)
+        let made = try await renderer.render(original.body, wantedSizes: { [requestedSizes] in requestedSizes.sizes(of: work.url) },
+                                             priority: priority)
+        logger.debug("decoded", metadata: ["url": "\(work.url)", "sizes": "\(made.keys.map(\.description))"])
+        writes.start(for: work.url) { await keep(original, made, of: work.url) }
+        return made
+    }
+
+    /// Stores the original and each thumbnail made of it.
+    /// - Returns: why a copy is not on disk (the last that failed is logged too), or `nil`.
+    private func keep(_ original: Original, _ made: [ThumbnailSize: Thumbnail], of url: String) async -> (any Error)? {
+        var failure: (any Error)?
+        do {
+            try await original.keep?()
+        } catch {
+            failure = error
+        }
+        if let stored {
+            for (size, thumbnail) in made {
+                do {
+                    try await stored.write(thumbnail, for: ThumbnailKey(url: url, size: size))
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        }
+        if let failure {
+            logger.warning("not stored on disk", metadata: ["url": "\(url)", "error": "\(failure)"])
+        }
+        return failure
+    }
+
+    /// After a 304: every wanted size from the thumbnail disk tier, or `nil` if one is missing.
+    private func storedThumbnails(of url: String) async -> [ThumbnailSize: Thumbnail]? {
+        guard let stored else { return nil }
+        var found: [ThumbnailSize: Thumbnail] = [:]
+        for size in requestedSizes.sizes(of: url) {
+            guard let thumbnail = await stored.read(ThumbnailKey(url: url, size: size)) else { return nil }
+            found[size] = thumbnail
+        }
+        return found.isEmpty ? nil : found
+    }
+}
