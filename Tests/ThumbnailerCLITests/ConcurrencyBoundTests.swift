@@ -31,7 +31,10 @@ import ThumbnailKit
     }
 
     func startWarm(_ options: [String]) throws -> ChildProcess.Running {
-        try ChildProcess.start(["warm", server.url("/feed.json"), "--cache-dir", temporary.path("cache"), "--json"] + options)
+        // The held responses send nothing for as long as the test holds them: a busy machine must not
+        // turn that into a stall, whose retries would pile more requests up at the server.
+        try ChildProcess.start(["warm", server.url("/feed.json"), "--cache-dir", temporary.path("cache"), "--json",
+                                "--low-speed-time", "600"] + options)
     }
 
     /// `--concurrency` (default 6) is the number of images downloading at once.
