@@ -34,15 +34,7 @@ import ThumbnailKit
     }
 
     @MainActor @Test func retryableLoaderWithMaxAttempts() async {
-        let calls = Mutex(0)
-        let loader = BlockLoadable<Int> {
-            let call = calls.withLock { calls in
-                calls += 1
-                return calls
-            }
-            guard call > 1 else { throw SeedFailure() }
-            return call
-        }
+        let loader = failingOnce()
         let retrying = RetryableLoader(
             base: loader,
             maxAttempts: 3
@@ -92,15 +84,7 @@ import ThumbnailKit
 
     /// The seed's error view's retry button and manual "Load" button.
     @MainActor @Test func retryByResetThenLoadAndManualLoading() async throws {
-        let calls = Mutex(0)
-        let loader = BlockLoadable<Int> {
-            let call = calls.withLock { calls in
-                calls += 1
-                return calls
-            }
-            guard call > 1 else { throw SeedFailure() }
-            return call
-        }
+        let loader = failingOnce()
         Task {
             await loader.load()
         }
@@ -110,6 +94,19 @@ import ThumbnailKit
             await loader.load()
         }
         #expect(try await waitUntil { loader.currentState.value == 2 })
+    }
+
+    /// A loader that fails its first load and loads the number of its call after.
+    @MainActor private func failingOnce() -> BlockLoadable<Int> {
+        let calls = Mutex(0)
+        return BlockLoadable<Int> {
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            guard call > 1 else { throw SeedFailure() }
+            return call
+        }
     }
 
     /// Polls `condition` on the main actor until it holds (a minute at most).
