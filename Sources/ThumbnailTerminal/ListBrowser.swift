@@ -22,7 +22,8 @@ import ThumbnailKit
     }
 
     public let items: [Item]
-    public let pipeline: ThumbnailPipeline
+    /// What the status line reports: the provider's memory, work in flight and disk hits.
+    public let work: any ThumbnailWorkReporting
     public let colorMode: ColorMode
     public private(set) var layout: BrowserLayout
     public private(set) var viewport: ListViewport
@@ -37,10 +38,20 @@ import ThumbnailKit
     private static let dim = TerminalColor(red: 140, green: 140, blue: 140)
     private static let alert = TerminalColor(red: 230, green: 80, blue: 70)
 
-    public init(items: [Item], pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
-                colorMode: ColorMode) {
+    /// A browser whose rows load from `pipeline`, which the status line also reports on.
+    public convenience init(items: [Item], pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
+                            colorMode: ColorMode) {
+        self.init(items: items, provider: pipeline, work: pipeline, columns: columns, rows: rows,
+                  rowHeight: rowHeight, colorMode: colorMode)
+    }
+
+    /// - Parameters:
+    ///   - provider: where the rows' thumbnails come from.
+    ///   - work: what the status line reports on (usually the provider).
+    public init(items: [Item], provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
+                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode) {
         self.items = items
-        self.pipeline = pipeline
+        self.work = work
         self.colorMode = colorMode
         self.rowHeight = rowHeight
         layout = BrowserLayout(columns: columns, rows: rows, rowHeight: rowHeight)
@@ -49,9 +60,9 @@ import ThumbnailKit
         let size = ThumbnailSize.fit(width: layout.thumbnailColumns, height: 2 * (rowHeight - 1))
         list = ListController(rows: items.map { item in
             let row = ThumbnailRowController(request: ThumbnailRequest(url: item.imageURL, size: size),
-                                             title: item.title, pipeline: pipeline)
-            return RowController(dataSource: row, prefetching: row)
-        }, pipeline: pipeline)
+                                             title: item.title, provider: provider)
+            return RowController(row)
+        })
         showVisibleRows()
     }
 
@@ -61,7 +72,7 @@ import ThumbnailKit
         case .quit:
             return false
         case .retry:
-            list.cell(forRow: viewport.selected)?.thumbnail.retry()
+            list.cell(forRow: viewport.selected)?.content(as: ThumbnailRowLoader.self)?.retry()
         default:
             viewport.apply(key)
             showVisibleRows()
@@ -106,7 +117,7 @@ import ThumbnailKit
         let textColumn = layout.thumbnailColumns + 3
         screen.put(selected ? "›" : " ", column: 0, row: origin, foreground: nil, background: nil, bold: true)
         screen.put(cell.title, column: textColumn, row: origin, foreground: nil, background: nil, bold: selected)
-        let state = cell.thumbnail.currentState
+        guard let state = cell.content(as: ThumbnailRowLoader.self)?.currentState else { return }
         switch state {
         case let .loaded(thumbnail):
             let key = ObjectIdentifier(thumbnail.pixels)
@@ -130,13 +141,14 @@ import ThumbnailKit
     }
 
     private func statusLine(residentBytes: Int) -> String {
-        let statistics = pipeline.statistics
+        let work = work.workReport
+        let statistics = work.statistics
         let range = viewport.visibleRange
         let shown = range.isEmpty ? "none" : "\(range.lowerBound + 1)–\(range.upperBound)"
         let parts = [
             "\(items.count) items", "rows \(shown)",
-            "memory \(Self.bytes(pipeline.memoryCache.statistics.totalCost))/\(Self.bytes(pipeline.memoryCache.costLimit))",
-            "in flight \(pipeline.inFlightCount)",
+            "memory \(Self.bytes(work.memoryCost))/\(Self.bytes(work.memoryCostLimit))",
+            "in flight \(work.inFlight)",
             "disk hits \(statistics.thumbnailDiskHits + statistics.originalDiskHits)",
             "RSS \(Self.bytes(residentBytes))",
             "q quit r retry",

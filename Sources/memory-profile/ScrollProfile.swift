@@ -23,11 +23,11 @@ struct ScrollProfile {
             memoryCostLimit: fullSize ? Int.max / 4 : budget))
         let size = size
         let rows = imageURLs.enumerated().map { index, url in
-            let row = ThumbnailRowController(request: ThumbnailRequest(url: url, size: size), title: "\(index)", pipeline: pipeline)
-            return RowController(dataSource: row, prefetching: row)
+            let row = ThumbnailRowController(request: ThumbnailRequest(url: url, size: size), title: "\(index)", provider: pipeline)
+            return RowController(row)
         }
-        let list = ListController(rows: rows, pipeline: pipeline)
-        let simulator = ScrollSimulator(list: list, pipeline: pipeline) { row, thumbnail in
+        let list = ListController(rows: rows)
+        let simulator = ScrollSimulator(list: list, observing: pipeline) { row, thumbnail in
             references.isEmpty || ImageFingerprint(thumbnail).matches(references[row % references.count])
         }
         let margin = windowMargin

@@ -32,7 +32,7 @@ import ThumbnailTerminal
     }
 
     func waitForVisibleRows(of browser: ListBrowser) async {
-        for (_, cell) in browser.list.visibleCells { await cell.thumbnail.waitForLoadingToComplete() }
+        for (_, cell) in browser.list.visibleCells { await cell.content(as: ThumbnailRowLoader.self)?.waitForLoadingToComplete() }
     }
 
     @Test func keysMoveTheWindowAndTheRowsAreReusedFromAFixedPool() async {
@@ -56,7 +56,7 @@ import ThumbnailTerminal
         _ = browser.handle(.pageUp)
         await waitForVisibleRows(of: browser)
         for (row, cell) in browser.list.visibleCells {
-            let thumbnail = try #require(cell.thumbnail.currentState.value)
+            let thumbnail = try #require(cell.content(as: ThumbnailRowLoader.self)?.currentState.value)
             #expect(NumberedImage.number(in: thumbnail) == row)
             #expect(cell.title == "item \(row)")
         }
@@ -90,7 +90,7 @@ import ThumbnailTerminal
         try NumberedImage.png(7).write(toFile: missing)
         #expect(browser.handle(.retry))
         await waitForVisibleRows(of: browser)
-        #expect(browser.list.cell(forRow: 0)?.thumbnail.currentState.value.flatMap(NumberedImage.number(in:)) == 7)
+        #expect(browser.list.cell(forRow: 0)?.content(as: ThumbnailRowLoader.self)?.currentState.value.flatMap(NumberedImage.number(in:)) == 7)
     }
 }
 

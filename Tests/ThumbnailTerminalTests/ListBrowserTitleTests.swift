@@ -16,7 +16,7 @@ import ThumbnailTerminal
     }
 
     func settle(_ browser: ListBrowser) async {
-        for (_, cell) in browser.list.visibleCells { await cell.thumbnail.waitForLoadingToComplete() }
+        for (_, cell) in browser.list.visibleCells { await cell.content(as: ThumbnailRowLoader.self)?.waitForLoadingToComplete() }
     }
 
     @Test func aCJKTitleFitsItsRowAndScrollingLeavesNothingStale() async {

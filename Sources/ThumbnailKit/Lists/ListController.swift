@@ -13,7 +13,6 @@
 @MainActor public final class ListController {
     /// The rows, one controller per item.
     public let rows: [RowController]
-    private let pipeline: ThumbnailPipeline
     private var cellsByRow: [Int: ListCell] = [:]
     private var reusableCells: [ListCell] = []
     private var prefetchWindow: Range<Int> = 0..<0
@@ -26,10 +25,10 @@
     /// Cells made so far: the size of the pool.
     public private(set) var cellCount = 0
 
-    /// - Parameter pipeline: where the cells' thumbnails come from.
-    public init(rows: [RowController], pipeline: ThumbnailPipeline) {
+    /// - Parameter rows: the rows; what their cells show, and where it comes
+    ///   from, is up to their data sources.
+    public init(rows: [RowController]) {
         self.rows = rows
-        self.pipeline = pipeline
     }
 
     /// The cells on screen, in row order.
@@ -89,7 +88,7 @@
     private func dequeueCell() -> ListCell {
         let cell = reusableCells.popLast() ?? {
             cellCount += 1
-            return ListCell(id: cellCount, pipeline: pipeline)
+            return ListCell(id: cellCount)
         }()
         cell.useCount += 1
         return cell

@@ -33,8 +33,11 @@ extension RowDelegate {
 /// needs (a text row has no prefetching), instead of one protocol with empty
 /// methods for the rest.
 @MainActor public struct RowController {
+    /// Fills the row's cell.
     public var dataSource: any RowDataSource
+    /// Hears when the row's cell shows and leaves, if the row cares.
     public var delegate: (any RowDelegate)?
+    /// Starts and stops the row's work ahead of display, if it has any.
     public var prefetching: (any RowPrefetching)?
 
     public init(dataSource: any RowDataSource, delegate: (any RowDelegate)? = nil,
@@ -44,4 +47,23 @@ extension RowDelegate {
         self.prefetching = prefetching
     }
 
+    /// A row whose one object plays all three roles.
+    public init(_ row: some RowDataSource & RowDelegate & RowPrefetching) {
+        self.init(dataSource: row, delegate: row, prefetching: row)
+    }
+
+    /// A row whose one object is its data source and prefetches (a thumbnail row).
+    public init(_ row: some RowDataSource & RowPrefetching) {
+        self.init(dataSource: row, prefetching: row)
+    }
+
+    /// A row whose one object is its data source and hears when it shows.
+    public init(_ row: some RowDataSource & RowDelegate) {
+        self.init(dataSource: row, delegate: row)
+    }
+
+    /// A row with only a data source (a text row).
+    public init(_ row: some RowDataSource) {
+        self.init(dataSource: row)
+    }
 }

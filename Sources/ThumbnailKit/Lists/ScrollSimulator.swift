@@ -5,11 +5,12 @@
 /// Each step makes the next rows visible and prefetches ahead of them, then
 /// waits for the script's pace. Every state change of every cell is checked at
 /// once: a loaded cell must show its own row's image (`verify`), and the
-/// memory cache's cost is sampled. After the last step, the simulator waits
+/// provider's memory cost is sampled. Cells are watched through their
+/// ``ThumbnailRowLoader`` content; cells without one are only counted. After the last step, the simulator waits
 /// for the rows still on screen to finish loading.
 @MainActor public final class ScrollSimulator {
     private let list: ListController
-    private let pipeline: ThumbnailPipeline
+    private let work: any ThumbnailWorkReporting
     private let verify: (Int, Thumbnail) -> Bool
     private var report = ScrollReport()
     /// Rows on screen now: since when, and whether their image has shown during this visit.
@@ -17,10 +18,13 @@
     private var observedCells: Set<Int> = []
     private var observers: [Task<Void, Never>] = []
 
-    /// - Parameter verify: whether a thumbnail is the image of a row (by its pixels, say).
-    public init(list: ListController, pipeline: ThumbnailPipeline, verify: @escaping (_ row: Int, Thumbnail) -> Bool) {
+    /// - Parameters:
+    ///   - work: what the rows' provider holds and has done (a ``ThumbnailPipeline``).
+    ///   - verify: whether a thumbnail is the image of a row (by its pixels, say).
+    public init(list: ListController, observing work: any ThumbnailWorkReporting,
+                verify: @escaping (_ row: Int, Thumbnail) -> Bool) {
         self.list = list
-        self.pipeline = pipeline
+        self.work = work
         self.verify = verify
     }
 
@@ -29,9 +33,8 @@
     ///   (a strategy that releases what is far from them, say).
     public func run(_ script: ScrollScript, afterEachStep: ((Range<Int>) -> Void)? = nil) async -> ScrollReport {
         report = ScrollReport()
-        report.memoryCostLimit = pipeline.memoryCache.costLimit
-        let statisticsBefore = pipeline.statistics
-        let evictionsBefore = pipeline.memoryCache.statistics.evictions
+        let before = work.workReport
+        report.memoryCostLimit = before.memoryCostLimit
         let clock = ContinuousClock()
         let started = clock.now
         let pace = Duration.seconds(1 / script.rowsPerSecond)
@@ -48,15 +51,16 @@
                 break
             }
         }
-        for (_, cell) in list.visibleCells { await cell.thumbnail.waitForLoadingToComplete() }
+        for (_, cell) in list.visibleCells { await cell.content(as: ThumbnailRowLoader.self)?.waitForLoadingToComplete() }
         for (_, cell) in list.visibleCells { examine(cell) }
         report.duration = clock.now - started
         for observer in observers { observer.cancel() }
         observers = []
         observedCells = []
         visits = [:]
-        report.pipeline = pipeline.statistics.subtracting(statisticsBefore)
-        report.evictions = pipeline.memoryCache.statistics.evictions - evictionsBefore
+        let after = work.workReport
+        report.pipeline = after.statistics.subtracting(before.statistics)
+        report.evictions = after.memoryEvictions - before.memoryEvictions
         return report
     }
 
@@ -64,7 +68,7 @@
         let visible = top..<(top + script.visibleRows)
         let now = ContinuousClock.now
         for row in list.visibleRows where !visible.contains(row) {
-            if let cell = list.cell(forRow: row), cell.thumbnail.currentState.isLoading {
+            if let loader = list.cell(forRow: row)?.content(as: ThumbnailRowLoader.self), loader.currentState.isLoading {
                 report.rowsLeftLoading.insert(row)
             }
             visits[row] = nil
@@ -85,8 +89,8 @@
 
     /// Examines `cell` at each of its state changes, for as long as the run lasts.
     private func observe(_ cell: ListCell) {
-        guard observedCells.insert(cell.id).inserted else { return }
-        let states = cell.thumbnail.state
+        guard let loader = cell.content(as: ThumbnailRowLoader.self), observedCells.insert(cell.id).inserted else { return }
+        let states = loader.state
         observers.append(Task { [weak self] in
             for await _ in states { self?.examine(cell) }
         })
@@ -95,8 +99,9 @@
     /// Records what `cell` shows now: a first showing of its row's image (with
     /// its latency), or a wrong image; samples the memory cache.
     private func examine(_ cell: ListCell) {
-        report.peakMemoryCost = max(report.peakMemoryCost, pipeline.memoryCache.statistics.totalCost)
-        guard let row = list.row(of: cell), let thumbnail = cell.thumbnail.currentState.value else { return }
+        report.peakMemoryCost = max(report.peakMemoryCost, work.workReport.memoryCost)
+        guard let row = list.row(of: cell),
+              let thumbnail = cell.content(as: ThumbnailRowLoader.self)?.currentState.value else { return }
         if !verify(row, thumbnail) { report.rowsShownWrong.insert(row) }
         if let visit = visits[row], !visit.shown {
             visits[row]?.shown = true

@@ -3,20 +3,23 @@
 /// (It needs no delegate role: the cell's load stops with the cell's reuse, and
 /// the list stops the prefetch of a row that leaves.)
 ///
-/// A prefetch and the cell's own load of the same image are coalesced by the
-/// pipeline into one download and one decode: a row that becomes visible while
+/// The cell's content is a ``ThumbnailRowLoader`` (the one a previous row left
+/// in the cell, or a new one). A prefetch and the cell's own load of the same
+/// image are coalesced by a ``ThumbnailPipeline`` into one download and one decode: a row that becomes visible while
 /// its prefetch runs adopts that work (and raises it to visible priority).
 @MainActor public final class ThumbnailRowController: RowDataSource, RowPrefetching {
     /// What the row shows (its priority is set per use).
     public let request: ThumbnailRequest
+    /// The row's text.
     public let title: String
-    private let pipeline: ThumbnailPipeline
+    private let provider: any ThumbnailProviding
     private var prefetchTask: Task<Void, Never>?
 
-    public init(request: ThumbnailRequest, title: String, pipeline: ThumbnailPipeline) {
+    /// - Parameter provider: where the row's thumbnail comes from (a ``ThumbnailPipeline``).
+    public init(request: ThumbnailRequest, title: String, provider: any ThumbnailProviding) {
         self.request = request
         self.title = title
-        self.pipeline = pipeline
+        self.provider = provider
     }
 
     isolated deinit {
@@ -27,16 +30,16 @@
         cell.title = title
         var visible = request
         visible.priority = .visible
-        cell.thumbnail.load(visible)
+        cell.content(orMake: { ThumbnailRowLoader(provider: provider) }).load(visible)
     }
 
     public func prefetch() {
         var prefetch = request
         prefetch.priority = .prefetch
-        guard prefetchTask == nil, pipeline.cachedThumbnail(for: prefetch) == nil else { return }
-        prefetchTask = Task { [weak self, pipeline] in
+        guard prefetchTask == nil, provider.cachedThumbnail(for: prefetch) == nil else { return }
+        prefetchTask = Task { [weak self, provider] in
             // A failed prefetch is not reported: the row's own load will meet the error and show it.
-            _ = try? await pipeline.thumbnail(for: prefetch)
+            _ = try? await provider.thumbnail(for: prefetch)
             if !Task.isCancelled { self?.prefetchTask = nil }
         }
     }

@@ -1,66 +1,81 @@
-/// The thumbnail of one list row, loaded by a task the row owns.
+/// The thumbnail of one list row: a ``Loadable`` whose request changes as
+/// the row is reused, loaded by a task the row owns.
 ///
-/// A row object is reused as a list scrolls. It starts its own loading task in
-/// ``load(_:)`` and cancels it in ``prepareForReuse()`` or when a different
-/// request replaces it, so a completion meant for an earlier request can never
-/// land: every state change of a load is checked against the load that is
-/// current, on the main actor, where reuse happens too.
+/// A row object is reused as a list scrolls. ``load(_:)`` starts loading a
+/// request and cancels whatever the row was loading; ``prepareForReuse()``
+/// cancels it too. A completion or progress meant for an earlier request can
+/// never land: the row runs on the same lifecycle as every ``Loadable`` here,
+/// whose generation check admits a load's states only while it is current,
+/// on the main actor, where reuse happens too.
 ///
 /// `@MainActor`, not an actor of its own: list frameworks configure and reuse
 /// rows on the main actor with synchronous calls, and a synchronous
 /// `prepareForReuse()` is what makes the guarantee simple. With an actor, reuse
 /// would need an `await`, and a completion could slip in between the scroll and
 /// the reset. The work itself (download, decode) runs off the main actor in the
-/// pipeline; only state changes come here.
+/// provider; only state changes come here.
 ///
 /// ```swift
 /// row.load(ThumbnailRequest(url: item.imageURL, priority: .visible))
 /// for await state in row.state { draw(state) }   // .loading(12 %) … .loaded(thumbnail)
 /// row.prepareForReuse()                            // scrolled away: cancelled, idle
 /// ```
-@MainActor public final class ThumbnailRowLoader {
-    private let pipeline: ThumbnailPipeline
-    private let relay = StateRelay<LoadingState<Thumbnail>>(.idle)
-    private var loadingTask: Task<Void, Never>?
-    /// Counts loads; a load may change the state only while it is the current one.
-    private var generation: UInt64 = 0
+@MainActor public final class ThumbnailRowLoader: Loadable, ReusableContent {
+    public typealias Value = Thumbnail
+
+    private let provider: any ThumbnailProviding
+    private let lifecycle = LoadingLifecycle<Thumbnail>()
 
     /// The request the row shows or is loading; `nil` after ``prepareForReuse()``.
     public private(set) var request: ThumbnailRequest?
 
-    public init(pipeline: ThumbnailPipeline) {
-        self.pipeline = pipeline
+    /// - Parameter provider: where thumbnails come from (a ``ThumbnailPipeline``).
+    public init(provider: any ThumbnailProviding) {
+        self.provider = provider
     }
 
     /// A row that goes away stops its load: a discarded list downloads nothing more.
     isolated deinit {
-        loadingTask?.cancel()
+        lifecycle.abandon()
     }
 
     /// The state now, then every change: `idle`, `loading` with progress (percent
-    /// while bytes arrive, a message while the pipeline waits to retry), then
+    /// while bytes arrive, a message while the provider waits to retry), then
     /// `loaded` or `failure`. Each access subscribes a new observer.
-    public var state: AsyncStream<LoadingState<Thumbnail>> { relay.values() }
+    public var state: AsyncStream<LoadingState<Thumbnail>> { lifecycle.relay.values() }
 
     /// The state now.
-    public var currentState: LoadingState<Thumbnail> { relay.value }
+    public var currentState: LoadingState<Thumbnail> { lifecycle.relay.value }
+
+    public var isCanceled: Bool { lifecycle.isCanceled }
 
     /// Starts loading `request`, cancelling whatever the row was loading.
     ///
     /// Loading the request the row already shows or is loading does nothing (no
-    /// flicker, no second fetch). A thumbnail in the pipeline's memory cache is
-    /// shown at once, without a `loading` state in between.
+    /// flicker, no second fetch). A thumbnail the provider has at hand (its
+    /// memory cache) is shown at once, without a `loading` state in between.
     public func load(_ request: ThumbnailRequest) {
         if let current = self.request, current.key == request.key, current.cachePolicy == request.cachePolicy,
-           currentState.isLoading || currentState.value != nil {
+           lifecycle.isRunning || currentState.value != nil {
             return
         }
-        cancelCurrentLoad()
+        lifecycle.abandon()
         self.request = request
-        if let cached = pipeline.cachedThumbnail(for: request) {
-            relay.send(.loaded(cached))
+        if let cached = provider.cachedThumbnail(for: request) {
+            lifecycle.relay.send(.loaded(cached))
         } else {
             start(request)
+        }
+    }
+
+    /// Loads the current request, as ``Loadable`` does: nothing while a load
+    /// runs or once loaded, and nothing without a request.
+    public func load() async {
+        guard let request, !lifecycle.isRunning, currentState.value == nil else { return }
+        if let cached = provider.cachedThumbnail(for: request) {
+            lifecycle.relay.send(.loaded(cached))
+        } else {
+            await start(request)?.value
         }
     }
 
@@ -68,65 +83,57 @@
     /// this to a key or a button). Does nothing in any other state.
     public func retry() {
         guard case .failure = currentState, let request else { return }
-        cancelCurrentLoad()
         start(request)
+    }
+
+    /// Cancels the running load and shows it as cancelled; the request stays,
+    /// for ``load()`` to load again.
+    public func cancel() {
+        lifecycle.cancel()
+    }
+
+    /// Cancels any running load and returns to `idle`; the request stays.
+    public func reset() {
+        lifecycle.reset()
     }
 
     /// Makes the row ready to show another item: cancels its load, forgets the
     /// request and the image, and returns to `idle`.
     public func prepareForReuse() {
-        cancelCurrentLoad()
+        reset()
         request = nil
-        relay.send(.idle)
     }
 
     /// Returns when the current load has finished (loaded, failed or cancelled);
     /// at once when nothing is loading. Tests await this instead of hooks.
     public func waitForLoadingToComplete() async {
-        await loadingTask?.value
+        await lifecycle.work?.value
     }
 
-    private func cancelCurrentLoad() {
-        generation &+= 1
-        loadingTask?.cancel()
-        loadingTask = nil
-    }
-
-    private func start(_ request: ThumbnailRequest) {
-        generation &+= 1
-        let load = generation
-        relay.send(.loading(nil))
-        loadingTask = Task { [weak self, pipeline] in
-            // Progress arrives on the pipeline's threads; a stream keeps it in order on its way here.
+    @discardableResult
+    private func start(_ request: ThumbnailRequest) -> Task<Void, Never>? {
+        lifecycle.start(showing: .loading(nil)) { [weak self, provider] load in
+            // Progress arrives on the provider's threads; a stream keeps it in order on its way here.
             let (events, sink) = AsyncStream.makeStream(of: ThumbnailProgress.self, bufferingPolicy: .bufferingNewest(64))
             let progress = Task { @MainActor [weak self] in
-                for await event in events { self?.apply(.loading(LoadingProgress(event)), from: load) }
+                for await event in events { self?.lifecycle.send(.loading(LoadingProgress(event)), from: load) }
             }
-            let outcome = await Self.outcome(of: request, from: pipeline, progress: sink)
+            let outcome = await Self.outcome(of: request, from: provider, progress: sink)
             sink.finish()
             await progress.value  // every progress event lands before the outcome
-            if let outcome { self?.apply(outcome, from: load) }
+            return outcome
         }
     }
 
     /// `loaded` or `failure`; `nil` when cancelled (reuse or a newer load did it, and the state is theirs).
-    private nonisolated static func outcome(of request: ThumbnailRequest, from pipeline: ThumbnailPipeline,
+    private nonisolated static func outcome(of request: ThumbnailRequest, from provider: any ThumbnailProviding,
                                             progress: AsyncStream<ThumbnailProgress>.Continuation) async -> LoadingState<Thumbnail>? {
         do {
-            return .loaded(try await pipeline.thumbnail(for: request) { progress.yield($0) })
+            return .loaded(try await provider.thumbnail(for: request) { progress.yield($0) })
         } catch is CancellationError {
             return nil
         } catch {
             return .failure(error)
         }
-    }
-
-    /// The one guard against stale states. A cancelled load's task is no
-    /// guard: its progress arrives through a task of its own, and the memory
-    /// cache answers it without looking at cancellation. Every cancel moves
-    /// the generation on, so this check covers both.
-    private func apply(_ state: LoadingState<Thumbnail>, from load: UInt64) {
-        guard load == generation else { return }
-        relay.send(state)
     }
 }

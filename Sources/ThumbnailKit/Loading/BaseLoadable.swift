@@ -44,7 +44,7 @@
     }
 
     public func load() async {
-        await lifecycle.load(showing: .loading(nil)) { [self] in
+        await lifecycle.load(showing: .loading(nil)) { [self] _ in
             do {
                 return .loaded(try await fetch())
             } catch {

@@ -27,7 +27,6 @@
     /// Where this loader's loads queue among waiters of other priorities.
     public let priority: RequestPriority
     private let lifecycle = LoadingLifecycle<Value>()
-    private var relay: StateRelay<LoadingState<Value>> { lifecycle.relay }
 
     public var isCanceled: Bool { lifecycle.isCanceled }
 
@@ -41,15 +40,27 @@
         self.priority = priority
     }
 
-    public var state: AsyncStream<LoadingState<Value>> { relay.values() }
+    /// A loader with a limiter of its own, of `concurrencyLimit` slots, as
+    /// the seed spells it.
+    ///
+    /// A loader runs one load at a time, so a limiter of its own bounds
+    /// nothing by itself: to bound a list, pass this loader's ``limiter`` to
+    /// the others (`init(wrapping:limiter:priority:)`). Do not stack it on a
+    /// ``ThumbnailPipeline``: the pipeline already limits its downloads and
+    /// decodes by priority, and a second limit in front only delays rows.
+    public convenience init(wrapping base: Base, concurrencyLimit: Int, priority: RequestPriority = .normal) {
+        self.init(wrapping: base, limiter: PriorityLimiter(limit: concurrencyLimit), priority: priority)
+    }
 
-    public var currentState: LoadingState<Value> { relay.value }
+    public var state: AsyncStream<LoadingState<Value>> { lifecycle.relay.values() }
+
+    public var currentState: LoadingState<Value> { lifecycle.relay.value }
 
     /// Observers subscribed to ``state`` now; one that stops is removed at once.
-    public var observerCount: Int { relay.observerCount }
+    public var observerCount: Int { lifecycle.relay.observerCount }
 
     public func load() async {
-        await lifecycle.load(showing: .loading(Self.waiting)) { [self] in await loadInSlot() }
+        await lifecycle.load(showing: .loading(Self.waiting)) { [self] load in await loadInSlot(as: load) }
     }
 
     public func cancel() {
@@ -63,13 +74,13 @@
     }
 
     /// The base's outcome, loaded in a slot of the limiter; `nil` when cancelled.
-    private func loadInSlot() async -> LoadingState<Value>? {
+    private func loadInSlot(as load: LoadingLifecycle<Value>.Load) async -> LoadingState<Value>? {
         do {
             return try await limiter.run(priority: priority) { @MainActor @Sendable in
                 // The slot may come just after a cancel: give it back without loading.
                 try Task.checkCancellation()
-                relay.send(.loading(nil))
-                return await base.load(forwardingProgressTo: relay)
+                lifecycle.send(.loading(nil), from: load)
+                return await base.load(forwardingProgressTo: lifecycle, as: load)
             }
         } catch {
             // Only a cancellation throws, and cancel() or reset() has shown it.

@@ -40,6 +40,12 @@
         self.executeFirstImmediately = executeFirstImmediately
     }
 
+    /// The seed's spelling: `debounceInterval` in seconds (`0.5`).
+    public convenience init(wrapping base: Base, debounceInterval: Double, executeFirstImmediately: Bool = false) {
+        self.init(wrapping: base, interval: .seconds(debounceInterval),
+                  executeFirstImmediately: executeFirstImmediately)
+    }
+
     /// The base's states.
     public var state: AsyncStream<LoadingState<Value>> { base.state }
 

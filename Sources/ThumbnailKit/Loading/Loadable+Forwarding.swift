@@ -1,6 +1,6 @@
 extension Loadable {
-    /// Loads this (wrapped) loader and shows its progress in a wrapper's
-    /// `relay` while the load runs; returns the state the load ended in, for
+    /// Loads this (wrapped) loader and shows its progress as the wrapper's
+    /// `load` while that load is current; returns the state the load ended in, for
     /// the wrapper to decide what to show next.
     ///
     /// Copies only the `loading` states this load shows: not the state the
@@ -11,12 +11,13 @@ extension Loadable {
     /// caller's task (cancel() does, on the main actor) stops it before the
     /// base's own `.loading(.canceled)` comes through. Progress the base shows
     /// just before it finishes may be skipped; the outcome replaces it anyway.
-    func load(forwardingProgressTo relay: StateRelay<LoadingState<Value>>) async -> LoadingState<Value> {
+    func load(forwardingProgressTo lifecycle: LoadingLifecycle<Value>,
+              as load: LoadingLifecycle<Value>.Load) async -> LoadingState<Value> {
         // Subscribed before the load starts, so the load's first states are in the stream.
         let states = state.dropFirst()
         await withDiscardingTaskGroup { group in
-            group.addTask { await forwardProgress(from: states, to: relay) }
-            await load()
+            group.addTask { await forwardProgress(from: states, to: lifecycle, as: load) }
+            await self.load()
             group.cancelAll()
         }
         return currentState
@@ -24,13 +25,14 @@ extension Loadable {
 }
 
 @MainActor private func forwardProgress<Value>(from states: AsyncDropFirstSequence<AsyncStream<LoadingState<Value>>>,
-                                               to relay: StateRelay<LoadingState<Value>>) async {
+                                               to lifecycle: LoadingLifecycle<Value>,
+                                               as load: LoadingLifecycle<Value>.Load) async {
     for await state in states {
         guard !Task.isCancelled else { return }
         guard case let .loading(progress) = state else { continue }
-        relay.send(ifChanging: { shown in
+        lifecycle.send(ifChanging: { shown in
             if case let .loading(shownProgress) = shown, shownProgress == progress { return nil }
             return state
-        })
+        }, from: load)
     }
 }

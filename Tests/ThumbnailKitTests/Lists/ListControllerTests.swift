@@ -1,55 +1,46 @@
 import TestSupport
 import Testing
-import ThumbnailHTTP
 import ThumbnailKit
 
-/// The headless table: a fixed pool of reused cells, roles dispatched per row,
-/// prefetches adopted by visible rows and cancelled when rows go away.
-@Suite @MainActor final class ListControllerTests {
-    let server: TestHTTPServer
-    let pipeline: ThumbnailPipeline
+/// The headless table against a spy provider: a fixed pool of reused cells,
+/// roles dispatched per row, a content slot that is up to the rows, and
+/// prefetches started, kept and stopped as rows come and go.
+@Suite(.timeLimit(.minutes(1))) @MainActor struct ListControllerTests {
+    let provider = SpyThumbnailProvider()
 
-    init() throws {
-        server = try TestHTTPServer()
-        pipeline = ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader()))
+    func request(_ row: Int) -> ThumbnailRequest {
+        ThumbnailRequest(url: "\(row)", size: .fit(32))
     }
 
-    deinit { server.stop() }
-
-    /// Rows showing numbered images served at `/N.png`; `behavior` adjusts how each is served.
-    func makeList(rows count: Int, behavior: (Int, inout TestHTTPServer.Behavior) -> Void = { _, _ in }) throws -> ListController {
-        let rows = try (0..<count).map { number -> RowController in
-            var served = TestHTTPServer.Behavior(body: try NumberedImage.png(number))
-            behavior(number, &served)
-            server.route("/\(number).png", served)
-            let row = ThumbnailRowController(request: ThumbnailRequest(url: server.url("/\(number).png"), size: .fit(32)),
-                                             title: "item \(number)", pipeline: pipeline)
-            return RowController(dataSource: row, prefetching: row)
-        }
-        return ListController(rows: rows, pipeline: pipeline)
+    /// Thumbnail rows whose request URL is the row's number.
+    func makeList(rows count: Int) -> ListController {
+        ListController(rows: (0..<count).map { row in
+            RowController(ThumbnailRowController(request: request(row), title: "item \(row)", provider: provider))
+        })
     }
 
-    /// A slow response: about three seconds of trickled body, so a row can
-    /// leave mid-transfer, and only a client that hangs up early ends it early.
-    static func slow(_: Int, _ behavior: inout TestHTTPServer.Behavior) {
-        behavior.trickle = (chunk: max(1, behavior.body.count / 30), pause: .milliseconds(100))
+    func image(_ number: Int) throws -> Thumbnail {
+        try ThumbnailDecoder(size: .fit(32)).decode(NumberedImage.png(number), cancellation: nil)
     }
 
     @Test func cellsComeFromAPoolAsBigAsTheVisibleRows() async throws {
-        let list = try makeList(rows: 100)
+        let list = makeList(rows: 100)
         for top in 0...90 { list.display(rows: top..<(top + 10)) }
         #expect(list.cellCount == 10)
         #expect(list.visibleRows == 90..<100)
+        let visible = (90..<100).map(String.init)
+        #expect(try await eventually { Set(self.provider.waitingURLs) == Set(visible) }, "\(provider.waitingURLs)")
+        for row in 90..<100 { provider.complete("\(row)", with: try image(row)) }
         for (row, cell) in list.visibleCells {
             #expect(cell.title == "item \(row)")
-            await cell.thumbnail.waitForLoadingToComplete()
-            #expect(cell.thumbnail.currentState.value.flatMap(NumberedImage.number(in:)) == row)
+            await cell.loader?.waitForLoadingToComplete()
+            #expect(cell.loader?.currentState.value.flatMap(NumberedImage.number(in:)) == row)
         }
         #expect(list.visibleCells.map(\.cell.useCount).reduce(0, +) == 100, "91 windows: 10 + 90 rows arrived")
     }
 
-    @Test func theVisibleRangeIsClampedToTheRows() throws {
-        let list = try makeList(rows: 5)
+    @Test func theVisibleRangeIsClampedToTheRows() {
+        let list = makeList(rows: 5)
         list.display(rows: 3..<12)
         #expect(list.visibleRows == 3..<5 && list.visibleCells.map(\.row) == [3, 4])
         list.prefetch(rows: 0..<40)
@@ -77,79 +68,110 @@ import ThumbnailKit
 
     @Test func eachRowPlaysOnlyTheRolesItHas() {
         let log = TextRow.Log()
-        let rows = (0..<6).map { RowController(dataSource: TextRow("t\($0)", log: log), delegate: TextRow("t\($0)", log: log)) }
-        let list = ListController(rows: rows, pipeline: pipeline)
+        let rows = (0..<6).map { RowController(TextRow("t\($0)", log: log)) }
+        let list = ListController(rows: rows)
         list.display(rows: 0..<2)
         list.prefetch(rows: 2..<4)  // no prefetching role: nothing to start, and nothing breaks
         list.display(rows: 1..<3)
         #expect(log.events == ["show t0 in 1", "show t1 in 2", "hide t0 from 1", "show t2 in 1"])
         #expect(list.cell(forRow: 2)?.title == "t2" && list.cell(forRow: 0) == nil)
-        #expect(list.cell(forRow: 2)?.thumbnail.currentState.isIdle == true)
+        #expect(list.cell(forRow: 2)?.content == nil, "a text row's cell holds no loader")
     }
 
-    @Test func aPrefetchedRowShownLaterCostsOneGET() async throws {
-        let list = try makeList(rows: 20)
+    /// A row that loads a string, not a thumbnail: the cell's content is what the row puts there.
+    @MainActor final class GreetingRow: RowDataSource {
+        let name: String
+
+        init(_ name: String) {
+            self.name = name
+        }
+
+        final class Greeting: ReusableContent {
+            var text: String?
+            var reuses = 0
+            func prepareForReuse() {
+                text = nil
+                reuses += 1
+            }
+        }
+
+        func configure(_ cell: ListCell) {
+            cell.content(orMake: { Greeting() }).text = "hello \(name)"
+        }
+    }
+
+    @Test func aCellsContentIsWhateverItsRowsPutThere() {
+        let list = ListController(rows: ["ada", "alan", "grace"].map { RowController(GreetingRow($0)) })
+        list.display(rows: 0..<1)
+        let greeting = list.cell(forRow: 0)?.content(as: GreetingRow.Greeting.self)
+        #expect(greeting?.text == "hello ada")
+        #expect(list.cell(forRow: 0)?.content(as: ThumbnailRowLoader.self) == nil)
+        list.display(rows: 2..<3)
+        #expect(list.cell(forRow: 2)?.content(as: GreetingRow.Greeting.self) === greeting, "the content is reused")
+        #expect(greeting?.text == "hello grace" && greeting?.reuses == 1)
+    }
+
+    /// One object playing several roles makes a row in one call; each role is dispatched to it.
+    @MainActor final class AllRolesRow: RowDataSource, RowDelegate, RowPrefetching {
+        var events: [String] = []
+        func configure(_ cell: ListCell) { events.append("configure") }
+        func willDisplay(_ cell: ListCell) { events.append("willDisplay") }
+        func didEndDisplaying(_ cell: ListCell) { events.append("didEndDisplaying") }
+        func prefetch() { events.append("prefetch") }
+        func cancelPrefetch() { events.append("cancelPrefetch") }
+    }
+
+    @Test func aRowFromOneObjectPlaysEveryRoleItHas() {
+        let rows = [AllRolesRow(), AllRolesRow()]
+        let list = ListController(rows: rows.map { RowController($0) })
+        #expect(list.rows.allSatisfy { $0.delegate != nil && $0.prefetching != nil })
+        list.prefetch(rows: 1..<2)
+        list.display(rows: 0..<1)
+        list.prefetch(rows: 0..<0)
+        list.display(rows: 1..<2)
+        #expect(rows[0].events == ["configure", "willDisplay", "didEndDisplaying"])
+        #expect(rows[1].events == ["prefetch", "cancelPrefetch", "configure", "willDisplay"])
+        let partial = RowController(ThumbnailRowController(request: request(0), title: "", provider: provider))
+        #expect(partial.delegate == nil && partial.prefetching != nil)
+    }
+
+    @Test func aPrefetchedRowShownLaterIsRequestedOnce() async throws {
+        let list = makeList(rows: 20)
         list.prefetch(rows: 0..<10)
-        #expect(try await eventually { self.pipeline.memoryCache.statistics.count == 10 })
+        #expect(try await eventually { self.provider.waitingURLs.count == 10 })
+        for row in 0..<10 {
+            // What the pipeline does with a finished request: its memory tier has it.
+            provider.cache(try image(row), for: request(row))
+            provider.complete("\(row)", with: try image(row))
+        }
         list.display(rows: 0..<10)
         for (row, cell) in list.visibleCells {
-            #expect(cell.thumbnail.currentState.value.flatMap(NumberedImage.number(in:)) == row, "shown at once from memory")
+            #expect(cell.loader?.currentState.value.flatMap(NumberedImage.number(in:)) == row, "shown at once")
         }
-        #expect((0..<10).allSatisfy { server.requestCount("/\($0).png") == 1 })
-    }
-
-    @Test func aRowShownWhilePrefetchingAdoptsTheDownload() async throws {
-        let gate = ResponseGate()
-        let list = try makeList(rows: 10) { _, behavior in behavior.gate = gate }
-        list.prefetch(rows: 0..<5)
-        #expect(try await eventually { (0..<5).allSatisfy { self.server.requestCount("/\($0).png") == 1 } })
-        list.display(rows: 0..<5)
-        #expect(list.visibleCells.allSatisfy { $0.cell.thumbnail.currentState.isLoading })
-        gate.open()
-        for (row, cell) in list.visibleCells {
-            await cell.thumbnail.waitForLoadingToComplete()
-            #expect(cell.thumbnail.currentState.value.flatMap(NumberedImage.number(in:)) == row)
-        }
-        #expect((0..<5).allSatisfy { server.requestCount("/\($0).png") == 1 })
-        #expect(pipeline.statistics.downloads == 5 && pipeline.statistics.decodes == 5)
-    }
-
-    @Test func aRowThatScrollsAwayCancelsItsDownload() async throws {
-        let list = try makeList(rows: 10, behavior: Self.slow)
-        list.display(rows: 0..<1)
-        #expect(try await eventually { self.server.requestCount("/0.png") == 1 })
-        list.display(rows: 5..<6)
-        #expect(try await eventually { self.server.earlyCloseCount("/0.png") == 1 })
-    }
-
-    @Test func aRowThatScrollsAwayLeavesWorkAnotherWaiterNeeds() async throws {
-        let list = try makeList(rows: 10, behavior: Self.slow)
-        let otherWaiter = Task { try await pipeline.thumbnail(for: ThumbnailRequest(url: server.url("/0.png"), size: .fit(32))) }
-        list.display(rows: 0..<1)
-        #expect(try await eventually { self.server.requestCount("/0.png") == 1 })
-        list.display(rows: 5..<6)
-        #expect(try await NumberedImage.number(in: otherWaiter.value) == 0)
-        #expect(server.requestCount("/0.png") == 1 && server.earlyCloseCount("/0.png") == 0)
+        #expect(provider.requestedURLs.sorted() == (0..<10).map(String.init).sorted(), "one request a row")
     }
 
     @Test func rowsLeavingThePrefetchWindowStopPrefetching() async throws {
-        let list = try makeList(rows: 30, behavior: Self.slow)
+        let list = makeList(rows: 30)
         list.prefetch(rows: 10..<13)
-        #expect(try await eventually { (10..<13).allSatisfy { self.server.requestCount("/\($0).png") == 1 } })
+        #expect(try await eventually { self.provider.waitingURLs.count == 3 })
         list.prefetch(rows: 20..<23)
         #expect(list.prefetchingRows == [20, 21, 22])
-        #expect(try await eventually { (10..<13).allSatisfy { self.server.earlyCloseCount("/\($0).png") == 1 } })
+        #expect(try await eventually { Set(self.provider.cancelledURLs) == ["10", "11", "12"] })
     }
 
     @Test func aVisibleRowKeepsItsPrefetchUntilItLeaves() async throws {
-        let list = try makeList(rows: 30, behavior: Self.slow)
+        let list = makeList(rows: 30)
         list.prefetch(rows: 0..<1)
-        #expect(try await eventually { self.server.requestCount("/0.png") == 1 })
+        #expect(try await eventually { self.provider.waitingURLs == ["0"] })
         list.display(rows: 0..<1)
         list.prefetch(rows: 1..<2)  // row 0 left the window, but it is on screen
         #expect(list.prefetchingRows == [0, 1])
+        #expect(try await eventually { self.provider.requests.count == 3 })
+        #expect(provider.cancelledURLs.isEmpty, "neither row 0's prefetch nor its cell's load was stopped")
         list.display(rows: 10..<11)
         #expect(list.prefetchingRows == [1])
-        #expect(try await eventually { self.server.earlyCloseCount("/0.png") == 1 })
+        #expect(try await eventually { self.provider.cancelledURLs.filter { $0 == "0" }.count == 2 },
+                "row 0's prefetch and its cell's load stopped")
     }
 }

@@ -31,11 +31,11 @@ import ThumbnailKit
         let pipeline = ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader(), memoryCostLimit: budget))
         let rows = (0..<rowCount).map { row -> RowController in
             let controller = ThumbnailRowController(request: ThumbnailRequest(url: server.url("/\(row).png"), size: .fit(32)),
-                                                    title: "row \(row)", pipeline: pipeline)
-            return RowController(dataSource: controller, prefetching: controller)
+                                                    title: "row \(row)", provider: pipeline)
+            return RowController(controller)
         }
-        let list = ListController(rows: rows, pipeline: pipeline)
-        let simulator = ScrollSimulator(list: list, pipeline: pipeline) { row, thumbnail in
+        let list = ListController(rows: rows)
+        let simulator = ScrollSimulator(list: list, observing: pipeline) { row, thumbnail in
             NumberedImage.number(in: thumbnail) == row
         }
 

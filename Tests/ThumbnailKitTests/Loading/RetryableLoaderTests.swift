@@ -1,3 +1,4 @@
+import Synchronization
 import TestSupport
 import Testing
 import ThumbnailKit
@@ -113,5 +114,47 @@ import ThumbnailKit
         let recorded = await states.value.map(\.summary)
         #expect(recorded.starts(with: ["idle", "loading", "loading(connecting, 10%)"]))
         #expect(recorded.last == "loaded(done)")
+    }
+
+    /// What the pipeline has given up on, or what no attempt can mend.
+    nonisolated static let permanentFailures: [any Error & Sendable] = [
+        DataLoadingError.httpStatus("http://host/a.png", status: 404, retryAfter: nil),
+        DataLoadingError.notFound("file:///a.png"),
+        ThumbnailDecodingError.corrupt("bad Huffman code"),
+    ]
+
+    @Test(arguments: permanentFailures)
+    func aPermanentFailureIsNotRetried(_ failure: any Error & Sendable) async {
+        let calls = Mutex(0)
+        let loader = RetryableLoader(base: BlockLoadable<Int> {
+            calls.withLock { $0 += 1 }
+            throw failure
+        }, policy: threeAttempts)
+        await loader.load()
+        #expect(calls.withLock { $0 } == 1, "tried once")
+        #expect(loader.currentState.phase == .failure)
+    }
+
+    @Test func aTransientFailureIsRetried() async {
+        let calls = Mutex(0)
+        let loader = RetryableLoader(base: BlockLoadable<Int> {
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            guard call > 1 else { throw DataLoadingError.httpStatus("http://host/a.png", status: 503, retryAfter: nil) }
+            return call
+        }, policy: threeAttempts)
+        await loader.load()
+        #expect(loader.currentState.value == 2)
+    }
+
+    @Test func aShouldRetryPredicateDecidesWhatIsRetried() async {
+        let fetch = ScriptedFetch<Int>([.failure(TestFailure("quota")), .success(2)])
+        let loader = RetryableLoader(base: BlockLoadable { try fetch.run() }, policy: threeAttempts) { error in
+            (error as? TestFailure)?.description != "quota"
+        }
+        await loader.load()
+        #expect(fetch.callCount == 1 && loader.currentState.error is TestFailure)
     }
 }

@@ -1,0 +1,36 @@
+/// The role "what a thumbnail provider holds and has done": read by a list's
+/// status line and by ``ScrollSimulator``, apart from ``ThumbnailProviding``
+/// so rows never depend on it. ``ThumbnailPipeline`` plays it.
+public protocol ThumbnailWorkReporting: Sendable {
+    /// A snapshot taken now.
+    var workReport: ThumbnailWorkReport { get }
+}
+
+/// A snapshot of a thumbnail provider's memory tier and counters.
+public struct ThumbnailWorkReport: Sendable, Hashable {
+    /// Bytes the memory tier holds now.
+    public var memoryCost = 0
+    /// The memory tier's budget, in bytes.
+    public var memoryCostLimit = 0
+    /// Thumbnails the memory tier has evicted so far.
+    public var memoryEvictions = 0
+    /// Requests being worked on now.
+    public var inFlight = 0
+    /// What the provider has done so far.
+    public var statistics = PipelineStatistics()
+
+    public init() {}
+}
+
+extension ThumbnailPipeline: ThumbnailWorkReporting {
+    public var workReport: ThumbnailWorkReport {
+        let memory = memoryCache.statistics
+        var report = ThumbnailWorkReport()
+        report.memoryCost = memory.totalCost
+        report.memoryCostLimit = memoryCache.costLimit
+        report.memoryEvictions = memory.evictions
+        report.inFlight = inFlightCount
+        report.statistics = statistics
+        return report
+    }
+}
