@@ -72,9 +72,13 @@ struct FeedOptions: ParsableArguments {
 
     /// HTTP for web URLs (with the address policy), files for the rest.
     func makeImageLoader() throws -> SchemeRoutingDataLoader {
-        try Self.loader(HTTPDataLoader.Configuration(
-            transferTimeout: .seconds(transferTimeout), lowSpeedLimit: lowSpeedLimit,
-            lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy))
+        try Self.loader(transport(addressPolicy: addressPolicy))
+    }
+
+    /// The speed floor and time limits asked for, with `addressPolicy`.
+    private func transport(addressPolicy: HTTPDataLoader.AddressPolicy) -> HTTPDataLoader.Configuration {
+        HTTPDataLoader.Configuration(transferTimeout: .seconds(transferTimeout), lowSpeedLimit: lowSpeedLimit,
+                                     lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy)
     }
 
     /// HTTP (as configured) for web URLs, files for the rest; failing to start libcurl exits 1.
@@ -86,10 +90,11 @@ struct FeedOptions: ParsableArguments {
         }
     }
 
-    /// Fetches and parses the feed; a failure exits 2. The feed's own address is
-    /// the user's choice, so it is fetched with any address allowed.
+    /// Fetches and parses the feed, under the images' speed floor and time
+    /// limits; a failure exits 2. The feed's own address is the user's
+    /// choice, so it is fetched with any address allowed.
     func loadFeed() async throws -> Feed {
         try await FeedSource(location: feed, imageKeyPath: imageKey, maximumBytes: maxFeedBytes.bytes)
-            .load(with: Self.loader(.init()))
+            .load(with: Self.loader(transport(addressPolicy: .any)))
     }
 }

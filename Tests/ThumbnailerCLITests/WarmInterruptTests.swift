@@ -41,7 +41,11 @@ import Glibc
 
     func imageURL(_ name: String) -> String { server.url("/images/\(name)") }
 
-    var warmArguments: [String] { ["warm", server.url("/feed.json"), "--cache-dir", cacheDirectory, "--json"] }
+    /// The held halves send nothing until the run is interrupted: a busy machine must not turn
+    /// that into a stall (and its retries) first.
+    var warmArguments: [String] {
+        ["warm", server.url("/feed.json"), "--cache-dir", cacheDirectory, "--json", "--low-speed-time", "600"]
+    }
 
     /// Starts `warm` and waits until the whole images are stored (original and
     /// thumbnail) while the half-sent ones are held with their first halves in
