@@ -45,6 +45,11 @@ import ThumbnailKit
 
     /// Builds the adopter package, incrementally after the first time; returns its executable.
     private func build() async throws -> String {
+        // SwiftPM keeps the build plan of a path dependency whose files were
+        // added or removed since, and fails on "missing inputs" (or builds
+        // without the new files): removing the plan makes it read the sources
+        // again and keeps what was compiled.
+        try? FileManager.default.removeItem(at: scratch.appendingPathComponent("debug.yaml"))
         let build = try await runBlocking { [package, scratch] in
             try ChildProcess.run(["swift", "build", "--package-path", package.path, "--scratch-path", scratch.path],
                                  executable: "/usr/bin/env", limits: .init(duration: .seconds(1200), residentBytes: 8 << 30))
@@ -53,13 +58,12 @@ import ThumbnailKit
         return scratch.appendingPathComponent("debug/Adopter").path
     }
 
-    /// Cache entries (not temporary files) anywhere under `directory`.
+    /// Cache entries (files, not temporary ones) anywhere under `directory`.
     private func entries(in directory: String) -> Int {
-        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
-        return files.filter { path in
-            var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: "\(directory)/\(path)", isDirectory: &isDirectory)
-            return !isDirectory.boolValue && !path.split(separator: "/").last!.hasPrefix(".tmp-")
+        let paths = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
+        return paths.filter { path in
+            let type = try? FileManager.default.attributesOfItem(atPath: "\(directory)/\(path)")[.type] as? FileAttributeType
+            return type == .typeRegular && path.split(separator: "/").last?.hasPrefix(".tmp-") == false
         }.count
     }
 }

@@ -16,12 +16,10 @@ import Testing
             (file, try String(contentsOf: examples.appendingPathComponent(file), encoding: .utf8))
         })
         #expect(!samples.isEmpty && !files.isEmpty)
-        for sample in samples {
-            #expect(contents.values.contains(sample), "a README sample is no example file:\n\(sample)")
-        }
-        for (file, text) in contents.sorted(by: { $0.key < $1.key }) {
-            #expect(samples.contains(text), "Sources/ThumbnailExamples/\(file) is not in the README as it is")
-        }
+        let strays = samples.filter { !contents.values.contains($0) }
+        #expect(strays.isEmpty, "README samples that are no example file as they are:\n\(strays.joined(separator: "---\n"))")
+        let unshown = contents.filter { !samples.contains($0.value) }.keys.sorted()
+        #expect(unshown.isEmpty, "files of Sources/ThumbnailExamples not in the README as they are")
     }
 
     /// The text of each ```swift block, ending with its last line's newline.
