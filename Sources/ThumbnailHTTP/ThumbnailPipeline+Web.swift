@@ -37,7 +37,8 @@ extension ThumbnailPipeline.Configuration {
     ///     Default: ``CacheLocation/defaultDirectory()`` (`$THUMBNAILER_CACHE_DIR`,
     ///     else the user's cache folder).
     ///   - diskSizeLimit: bytes on disk for both tiers. Default: 1 GiB.
-    ///   - http: the transport's limits and address policy. Default: ``HTTPDataLoader/Configuration/init(connectTimeout:transferTimeout:lowSpeedLimit:lowSpeedTime:maximumRedirects:addressPolicy:bufferCapacity:userAgent:)``.
+    ///   - http: the transport's limits and address policy. Default: ``HTTPDataLoader/Configuration``'s.
+    ///   - logger: where the pipeline, and the fallbacks above, say what they do.
     public static func web(cacheDirectory: String = CacheLocation.defaultDirectory(), diskSizeLimit: Int = 1 << 30,
                            http: HTTPDataLoader.Configuration = HTTPDataLoader.Configuration(),
                            logger: Logger = Logger(label: "thumbnailer.pipeline")) -> Self {
