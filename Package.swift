@@ -11,7 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),  // LogEvent, which the tests' log handler takes
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
@@ -62,9 +62,15 @@ let package = Package(
             dependencies: ["CThumbnail", "CNettle", .product(name: "Logging", package: "swift-log")]
         ),
         // HTTP fetching on libcurl (CFetch): backpressure, hard limits, an address policy. No Foundation.
+        // The way in for apps: re-exports ThumbnailKit and has `ThumbnailPipeline.shared`.
         .target(
             name: "ThumbnailHTTP",
-            dependencies: ["ThumbnailKit", "CFetch"]
+            dependencies: ["ThumbnailKit", "CFetch", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The README's code samples, one file each, so that every build compiles them.
+        .target(
+            name: "ThumbnailExamples",
+            dependencies: ["ThumbnailHTTP"]
         ),
         // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. No
         // Foundation: its own JSON reader, libxml2 for XML, libcurl's URL API
@@ -127,6 +133,7 @@ let package = Package(
             dependencies: [
                 "ThumbnailKit", "ThumbnailHTTP", "TestSupport", "cache-torture",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -23,4 +23,8 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 scripts/setup.sh
 swift build --build-tests
+# The adopter fixture, an app's package that uses the library by path. Built here, before the
+# tests, so that AdopterPackageTests, which builds it again, finds it current instead of compiling
+# a second copy of the library beside the tests that count concurrency.
+swift build --package-path Tests/AdopterPackage --scratch-path .build/adopter
 swift test --skip-build "$@"

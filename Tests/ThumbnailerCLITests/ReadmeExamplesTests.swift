@@ -1,0 +1,44 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Every Swift sample in the README is a file of Sources/ThumbnailExamples,
+/// which every build compiles, or the adopter package's program, which
+/// AdopterPackageTests builds: a sample that stops compiling fails the build
+/// or that test, and a sample edited in one place only fails here.
+@Suite struct ReadmeExamplesTests {
+    let examples = Fixtures.packageRoot.appendingPathComponent("Sources/ThumbnailExamples")
+    let adopter = "Tests/AdopterPackage/Sources/Adopter/main.swift"
+
+    @Test func everySwiftSampleInTheReadmeIsAnExampleFileAndEveryExampleFileIsInTheReadme() throws {
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let samples = swiftBlocks(in: readme)
+        let files = try FileManager.default.contentsOfDirectory(atPath: examples.path).filter { $0.hasSuffix(".swift") }
+        var contents = try Dictionary(uniqueKeysWithValues: files.map { file in
+            (file, try String(contentsOf: examples.appendingPathComponent(file), encoding: .utf8))
+        })
+        contents[adopter] = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent(adopter), encoding: .utf8)
+        #expect(!samples.isEmpty && !files.isEmpty)
+        let strays = samples.filter { !contents.values.contains($0) }
+        #expect(strays.isEmpty, "README samples that are no example file as they are:\n\(strays.joined(separator: "---\n"))")
+        let unshown = contents.filter { !samples.contains($0.value) }.keys.sorted()
+        #expect(unshown.isEmpty, "example files not in the README as they are")
+    }
+
+    /// The text of each ```swift block, ending with its last line's newline.
+    private func swiftBlocks(in markdown: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if let lines = current, line == "```" {
+                blocks.append(lines.map { "\($0)\n" }.joined())
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+}
