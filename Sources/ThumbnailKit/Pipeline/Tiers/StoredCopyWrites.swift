@@ -21,14 +21,18 @@ final class StoredCopyWrites: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts `write`, for copies of `url`, in a task of its own: it finishes even if every caller has left.
+    /// Starts `write`, for copies of `url`, in a task of its own: it finishes
+    /// even if every caller has left, and the process's exit waits for it
+    /// (``WritesAtExit``).
     func start(for url: String, _ write: @escaping @Sendable () async -> (any Error)?) {
+        WritesAtExit.begin()
         state.withLock { state in
             let id = state.makeID()
             // Started under the lock, so it is pending before it can finish and leave.
             let task = Task {
                 let failure = await write()
                 self.finished(url, id)
+                WritesAtExit.end()
                 return failure
             }
             state.pending[url, default: [:]][id] = task
