@@ -28,11 +28,17 @@ import Testing
 
     deinit { tmux.killServer() }
 
-    /// The demo feed's titles, in order.
-    static let titles: [String] = {
+    /// The demo feed's items (title and image path), in order.
+    static let items: [(title: String, image: String)] = {
         let feed = (try? JSONSerialization.jsonObject(with: Data(Fixtures.bytes(ofTestImage: "feed.json")))) as? [String: Any]
-        return (feed?["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+        return (feed?["items"] as? [[String: Any]] ?? []).compactMap { item in
+            guard let title = item["title"] as? String, let image = item["image"] as? String else { return nil }
+            return (title, image)
+        }
     }()
+
+    /// The demo feed's titles, in order.
+    static let titles = items.map(\.title)
 
     /// The screen line showing `title`, with its escape sequences.
     func line(showing title: String) -> String? {
@@ -70,6 +76,85 @@ import Testing
         #expect(tmux.value("#{alternate_on}") == "0", "the main screen is back")
         #expect(tmux.value("#{cursor_flag}") == "1", "the cursor is visible again")
         #expect(!tmux.capture(colours: false).contains("q quit"), "the list is gone from the screen")
+    }
+}
+
+/// `browse` as the feed misbehaves: the screen opens at once, shows the feed
+/// loading and its retries, then the failure; `r` loads it again. And the
+/// captions of a cached feed, which must not change with the tier that answers.
+@Suite(.enabled(if: Tmux.isAvailable, "needs tmux")) final class BrowseFeedLoadingTests: Sendable {
+    let temporary: TemporaryDirectory
+    let tmux: Tmux
+    let server: TestHTTPServer
+
+    init() throws {
+        temporary = try TemporaryDirectory()
+        tmux = Tmux(socket: "thumbnailer-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        server = try TestHTTPServer()
+    }
+
+    deinit {
+        tmux.killServer()
+        server.stop()
+    }
+
+    var screen: String { tmux.capture(colours: false) }
+
+    @Test func aFeedThatKeepsFailingShowsItsRetriesThenTheErrorAndRLoadsItOnceTheServerAnswers() async throws {
+        server.route("/feed.json", .init(status: 503))
+        let command = "env COLORTERM=truecolor \(ChildProcess.thumbnailer) browse \(server.url("/feed.json"))"
+            + " --cache-dir \(temporary.path("cache")) --retries 4 --row-height 5; sleep 60"
+        try tmux.start(command, columns: 120, rows: 30)
+
+        // The screen is open while the feed is still being fetched; each wait between attempts is shown.
+        #expect(try await eventually { self.screen.contains("Loading \(self.server.url("/feed.json"))") }, "\(screen)")
+        #expect(try await eventually { self.screen.contains("retrying in") && self.screen.contains(" of 4)") },
+                "\(screen)")
+        #expect(try await eventually { self.screen.contains("✗ r: retry · cannot fetch the feed") }, "\(screen)")
+        #expect(screen.contains("503") && screen.contains("r retry · q quit"), "\(screen)")
+        #expect(server.requestCount("/feed.json") == 4, "one request per attempt: the fetch itself does not retry")
+
+        let images = try (0..<3).map { number in
+            let path = "/photo-\(number).png"
+            server.route(path, .init(body: try NumberedImage.png(number)))
+            return server.url(path)
+        }
+        server.route("/feed.json", .init(body: JSONFeed.listing(images)))
+        tmux.send("r")
+        #expect(try await eventually {
+            let coloured = self.tmux.capture(colours: true)
+            return (0..<3).allSatisfy { number in
+                coloured.split(separator: "\n").contains { $0.contains("photo-\(number).png") && $0.contains("\u{1B}[38;2;") }
+            }
+        }, "\(screen)")
+        #expect(server.requestCount("/feed.json") == 5)
+        #expect(screen.contains("3 items"))
+    }
+
+    @Test func aSecondBrowseOfACachedFeedShowsEachPhotosSourceSizeNeverTheStoredThumbnails() async throws {
+        let shown = BrowseCommandTests.items.prefix(3)
+        for run in 1...2 {
+            let exitFile = temporary.path("exit-\(run)")
+            let command = "env COLORTERM=truecolor \(ChildProcess.thumbnailer) browse file://\(Fixtures.testImage("feed.json"))"
+                + " --cache-dir \(temporary.path("cache")) --row-height 7; echo done > \(exitFile); sleep 60"
+            try tmux.start(command, columns: 120, rows: 40)
+            for item in shown {
+                let header = try #require(TestImagesManifest.entries.first { $0.relativePath == item.image }?.header)
+                let sourceSize = "\(header.width)×\(header.height)"
+                #expect(try await eventually { self.caption(of: item.title)?.contains("×") == true }, "run \(run): \(screen)")
+                #expect(caption(of: item.title)?.contains(sourceSize) == true,
+                        "run \(run): \(item.title) shows \(caption(of: item.title) ?? "nothing"), not its source size \(sourceSize)")
+            }
+            tmux.send("q")
+            #expect(try await eventually { FileManager.default.fileExists(atPath: exitFile) })
+            tmux.killServer()
+        }
+    }
+
+    /// The line under `title`'s: the row's caption.
+    func caption(of title: String) -> String? {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.firstIndex { $0.contains(title) }.flatMap { $0 + 1 < lines.count ? String(lines[$0 + 1]) : nil }
     }
 }
 
