@@ -62,13 +62,14 @@ import ThumbnailKit
     }
 
     /// Applies `key`; `false` when it asks to quit. Before the list exists,
-    /// only `r` (after a failure) and quitting do anything.
+    /// only quitting and `r` do anything: `r` loads the feed again after a
+    /// failure (and, by the ``Loadable`` rules, starts nothing while it loads).
     public func handle(_ key: Key) -> Bool {
         if let list { return list.handle(key) }
         switch key {
         case .quit:
             return false
-        case .retry where feed.currentState.error != nil:
+        case .retry:
             loadFeed()
         default:
             break

@@ -21,11 +21,7 @@ import ThumbnailTerminal
     init() throws {
         let temporary = try TemporaryDirectory()
         self.temporary = temporary
-        items = try (0..<3).map { number in
-            let path = temporary.path("\(number).png")
-            try NumberedImage.png(number).write(toFile: path)
-            return ListBrowser.Item(title: "item \(number)", imageURL: "file://\(path)")
-        }
+        items = try ListBrowser.Item.numbered(3, in: temporary)
     }
 
     func makeSUT(feed: any Loadable<[ListBrowser.Item]>) -> BrowserScreen {
@@ -85,21 +81,6 @@ import ThumbnailTerminal
         await screen.waitForFeed()
         #expect(screen.list?.items == items)
         #expect(!screen.handle(.quit))
-    }
-
-    @Test func retryOnlyReloadsAFailedFeed() async {
-        let attempts = Atomic(0)
-        let feed = BlockLoadable { [items] in
-            attempts.add(1, ordering: .relaxed)
-            return items
-        }
-        let screen = makeSUT(feed: feed)
-        screen.loadFeed()
-        await screen.waitForFeed()
-        feed.reset()  // not failed: `r` must not load it
-        #expect(screen.handle(.retry))
-        await screen.waitForFeed()
-        #expect(attempts.load(ordering: .relaxed) == 1)
     }
 
     @Test func theRetriesOfARetryableFeedAreShownThenItsError() async throws {
