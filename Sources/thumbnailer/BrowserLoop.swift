@@ -12,19 +12,15 @@ import Darwin
 /// rows, a clock for the spinners, all handled in order on the main actor.
 /// The screen opens at once; the feed loads inside it.
 ///
-/// Every change asks for a frame, and frames are drawn at most every 30 ms:
-/// a request within 30 ms of the last frame is answered when they are up,
-/// once however many came in between (a held key scrolls without waiting for
-/// the screen). Only the cells that changed are written.
+/// Every change asks for a frame, and a ``FrameCap`` draws one at most every
+/// 30 ms (a held key scrolls without waiting for the screen, and the last
+/// change is always drawn). Only the cells that changed are written.
 @MainActor struct BrowserLoop {
     let session: TerminalSession
     let feed: any Loadable<[ListBrowser.Item]>
     let feedName: String
     let pipeline: ThumbnailPipeline
     let rowHeight: Int
-
-    /// The shortest time between two frames.
-    static let frameInterval = Duration.milliseconds(30)
 
     private enum Event: Sendable {
         case input([UInt8])
@@ -76,21 +72,24 @@ import Darwin
                                    colorMode: .detect(environment: Self.environment())) { sink.yield(.changed) }
         var decoder = KeyDecoder()
         var shown: ScreenBuffer?
-        var lastDrawn = ContinuousClock.now - .seconds(1)
+        var cap = FrameCap(interval: .milliseconds(30))
         func draw() {
             let frame = screen.frame(residentBytes: ProcessMemory.residentBytes)
             session.write(frame.render(changesFrom: shown, mode: screen.colorMode))
             shown = frame
-            lastDrawn = .now
+            cap.drawn(at: .now)
         }
-        /// Draws now if the last frame is 30 ms old, else once when it is.
         func requestFrame() {
-            let due = lastDrawn + Self.frameInterval
-            guard due > .now else { return draw() }
-            guard heldFrame == nil else { return }
-            heldFrame = Task {
-                try? await Task.sleep(until: due)
-                sink.yield(.frameDue)
+            switch cap.request(at: .now) {
+            case .drawNow:
+                draw()
+            case let .drawAt(due):
+                heldFrame = Task {
+                    try? await Task.sleep(until: due)
+                    sink.yield(.frameDue)
+                }
+            case .alreadyScheduled:
+                break
             }
         }
 
@@ -115,7 +114,6 @@ import Darwin
             case .changed:
                 requestFrame()
             case .frameDue:
-                heldFrame = nil
                 draw()
             }
         }
