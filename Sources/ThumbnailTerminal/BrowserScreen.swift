@@ -94,6 +94,7 @@ import ThumbnailKit
     public func frame(residentBytes: Int) -> ScreenBuffer {
         var screen = ScreenBuffer(columns: max(1, columns), rows: max(2, rows))
         let statusRow = screen.rows - 1
+        // Loaded, the list takes the whole screen, status line included.
         let view = LoadingView<[ListBrowser.Item]>(spinner: spinner) { [list] _, _, screen in
             list?.draw(on: &screen, residentBytes: residentBytes)
         }

@@ -6,9 +6,11 @@ import ThumbnailKit
 /// window moves), a ``ListViewport`` (selection and scrolling) and a
 /// ``BrowserLayout``. Each key moves the viewport, shows the visible rows and
 /// prefetches the page after them; ``frame(residentBytes:)`` draws what every
-/// row shows now: its thumbnail in half-block cells, a spinner with the
-/// percent while it loads, a retry mark with the reason when it failed.
-/// The front end only reads keys, writes frames and reports resizes.
+/// row shows now, through a ``LoadingView`` of its loader's state: its
+/// thumbnail in half-block cells, a spinner with the percent while it loads,
+/// a retry mark with the reason when it failed. Every state change of a row
+/// on screen calls `onStateChange`, so the front end knows to draw. It only
+/// reads keys, writes frames and reports resizes.
 @MainActor public final class ListBrowser {
     /// One row: what it is called and where its image is.
     public struct Item: Sendable, Hashable {

@@ -134,6 +134,9 @@ import Testing
     @Test func aSecondBrowseOfACachedFeedShowsEachPhotosSourceSizeNeverTheStoredThumbnails() async throws {
         let shown = BrowseCommandTests.items.prefix(3)
         for run in 1...2 {
+            // A tmux server per run: the first one's exit must not race the second one's start.
+            let tmux = Tmux(socket: "\(self.tmux.socket)-\(run)")
+            defer { tmux.killServer() }
             let exitFile = temporary.path("exit-\(run)")
             let command = "env COLORTERM=truecolor \(ChildProcess.thumbnailer) browse file://\(Fixtures.testImage("feed.json"))"
                 + " --cache-dir \(temporary.path("cache")) --row-height 7; echo done > \(exitFile); sleep 60"
@@ -141,19 +144,20 @@ import Testing
             for item in shown {
                 let header = try #require(TestImagesManifest.entries.first { $0.relativePath == item.image }?.header)
                 let sourceSize = "\(header.width)×\(header.height)"
-                #expect(try await eventually { self.caption(of: item.title)?.contains("×") == true }, "run \(run): \(screen)")
-                #expect(caption(of: item.title)?.contains(sourceSize) == true,
-                        "run \(run): \(item.title) shows \(caption(of: item.title) ?? "nothing"), not its source size \(sourceSize)")
+                #expect(try await eventually { Self.caption(of: item.title, on: tmux)?.contains("×") == true },
+                        "run \(run): \(tmux.capture(colours: false))")
+                let caption = Self.caption(of: item.title, on: tmux)
+                #expect(caption?.contains(sourceSize) == true,
+                        "run \(run): \(item.title) shows \(caption ?? "nothing"), not its source size \(sourceSize)")
             }
             tmux.send("q")
             #expect(try await eventually { FileManager.default.fileExists(atPath: exitFile) })
-            tmux.killServer()
         }
     }
 
-    /// The line under `title`'s: the row's caption.
-    func caption(of title: String) -> String? {
-        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+    /// The line under `title`'s on `tmux`'s screen: the row's caption.
+    static func caption(of title: String, on tmux: Tmux) -> String? {
+        let lines = tmux.capture(colours: false).split(separator: "\n", omittingEmptySubsequences: false)
         return lines.firstIndex { $0.contains(title) }.flatMap { $0 + 1 < lines.count ? String(lines[$0 + 1]) : nil }
     }
 }
