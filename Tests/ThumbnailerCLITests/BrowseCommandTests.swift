@@ -102,17 +102,29 @@ import Testing
 
     @Test func aFeedThatKeepsFailingShowsItsRetriesThenTheErrorAndRLoadsItOnceTheServerAnswers() async throws {
         server.route("/feed.json", .init(status: 503))
-        let command = "env COLORTERM=truecolor \(ChildProcess.thumbnailer) browse \(server.url("/feed.json"))"
-            + " --cache-dir \(temporary.path("cache")) --retries 4 --row-height 5; sleep 60"
+        // Everything browse writes is recorded from its first byte: the loading
+        // states pass too quickly for a busy test to be sure to see them on screen.
+        let go = temporary.path("go"), output = temporary.path("output")
+        let command = "while [ ! -e \(go) ]; do sleep 0.01; done; env COLORTERM=truecolor \(ChildProcess.thumbnailer)"
+            + " browse \(server.url("/feed.json")) --cache-dir \(temporary.path("cache")) --retries 4 --row-height 5; sleep 60"
         try tmux.start(command, columns: 120, rows: 30)
+        tmux.record(to: output)
+        #expect(FileManager.default.createFile(atPath: go, contents: nil))
 
-        // The screen is open while the feed is still being fetched; each wait between attempts is shown.
-        #expect(try await eventually { self.screen.contains("Loading \(self.server.url("/feed.json"))") }, "\(screen)")
-        #expect(try await eventually { self.screen.contains("retrying in") && self.screen.contains(" of 4)") },
-                "\(screen)")
         #expect(try await eventually { self.screen.contains("✗ r: retry · cannot fetch the feed") }, "\(screen)")
         #expect(screen.contains("503") && screen.contains("r retry · q quit"), "\(screen)")
         #expect(server.requestCount("/feed.json") == 4, "one request per attempt: the fetch itself does not retry")
+        // Before the error, the screen was open while the feed was still being fetched, and showed the
+        // first wait between attempts (written whole: the frame before it had no message; later ones
+        // are written as the cells that changed, and blanks are skipped, hence no spaces).
+        let written = Self.characters(written: try String(contentsOfFile: output, encoding: .utf8))
+        #expect(written.contains("Loading\(server.url("/feed.json"))"), "\(written)")
+        #expect(written.contains("retryingin") && written.contains("(attempt2of4)"), "\(written)")
+        if let retrying = written.firstRange(of: "(attempt2of4)"), let failed = written.firstRange(of: "✗r:retry") {
+            #expect(retrying.lowerBound < failed.lowerBound, "the retries come before the error")
+        } else {
+            Issue.record("no retry or no error written: \(written)")
+        }
 
         let images = try (0..<3).map { number in
             let path = "/photo-\(number).png"
@@ -155,6 +167,21 @@ import Testing
         }
     }
 
+    /// The characters in terminal output, in the order written, without escape sequences or spaces.
+    static func characters(written output: String) -> String {
+        var characters = ""
+        var scalars = output.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\u{1B}" else {
+                if scalar != " " { characters.unicodeScalars.append(scalar) }
+                continue
+            }
+            guard scalars.next() == "[" else { continue }
+            while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
+        }
+        return characters
+    }
+
     /// The line under `title`'s on `tmux`'s screen: the row's caption.
     static func caption(of title: String, on tmux: Tmux) -> String? {
         let lines = tmux.capture(colours: false).split(separator: "\n", omittingEmptySubsequences: false)
@@ -178,6 +205,11 @@ struct Tmux: Sendable {
     func start(_ command: String, columns: Int, rows: Int) throws {
         let outcome = run(["new-session", "-d", "-s", Self.session, "-x", "\(columns)", "-y", "\(rows)", command])
         guard outcome?.status == 0 else { throw TmuxFailure(output: outcome?.standardError ?? "tmux did not run") }
+    }
+
+    /// Appends everything the session's program writes from now on to the file at `path`.
+    func record(to path: String) {
+        _ = run(["pipe-pane", "-t", Self.session, "cat >> \(path)"])
     }
 
     func send(_ key: String) {
