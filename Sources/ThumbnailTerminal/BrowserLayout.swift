@@ -22,6 +22,10 @@ public struct BrowserLayout: Sendable, Hashable {
         return max(1, min(fourThirds, columns - 15))
     }
 
+    /// The first column of a row's text (title, caption, progress): past the
+    /// selection mark, the thumbnail and two blank columns.
+    public var textColumn: Int { thumbnailColumns + 3 }
+
     /// The screen row where list row `index` of the window (0 = top) starts.
     public func rowOrigin(index: Int) -> Int { index * rowHeight }
 

@@ -6,9 +6,11 @@ import ThumbnailKit
 /// window moves), a ``ListViewport`` (selection and scrolling) and a
 /// ``BrowserLayout``. Each key moves the viewport, shows the visible rows and
 /// prefetches the page after them; ``frame(residentBytes:)`` draws what every
-/// row shows now: its thumbnail in half-block cells, a spinner with the
-/// percent while it loads, a retry mark with the reason when it failed.
-/// The front end only reads keys, writes frames and reports resizes.
+/// row shows now, through a ``LoadingView`` of its loader's state: its
+/// thumbnail in half-block cells, a spinner with the percent while it loads,
+/// a retry mark with the reason when it failed. Every state change of a row
+/// on screen calls `onStateChange`, so the front end knows to draw. It only
+/// reads keys, writes frames and reports resizes.
 @MainActor public final class ListBrowser {
     /// One row: what it is called and where its image is.
     public struct Item: Sendable, Hashable {
@@ -30,30 +32,31 @@ import ThumbnailKit
     /// The rows and their reused cells.
     public let list: ListController
     private let rowHeight: Int
-    private var spinnerFrame = 0
+    private var spinner = Spinner()
     private var drawn: [ObjectIdentifier: HalfBlockImage] = [:]
-
-    private static let spinner = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-    private static let background = TerminalColor(red: 0, green: 0, blue: 0)
-    private static let dim = TerminalColor(red: 140, green: 140, blue: 140)
-    private static let alert = TerminalColor(red: 230, green: 80, blue: 70)
+    private let observer = StateObserver()
+    private let onStateChange: @MainActor () -> Void
 
     /// A browser whose rows load from `pipeline`, which the status line also reports on.
     public convenience init(items: [Item], pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
-                            colorMode: ColorMode) {
+                            colorMode: ColorMode, onStateChange: @escaping @MainActor () -> Void = {}) {
         self.init(items: items, provider: pipeline, work: pipeline, columns: columns, rows: rows,
-                  rowHeight: rowHeight, colorMode: colorMode)
+                  rowHeight: rowHeight, colorMode: colorMode, onStateChange: onStateChange)
     }
 
     /// - Parameters:
     ///   - provider: where the rows' thumbnails come from.
     ///   - work: what the status line reports on (usually the provider).
+    ///   - onStateChange: called whenever a row on screen changes state
+    ///     (loading, progress, loaded, failed), so the front end draws a frame.
     public init(items: [Item], provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
-                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode) {
+                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode,
+                onStateChange: @escaping @MainActor () -> Void = {}) {
         self.items = items
         self.work = work
         self.colorMode = colorMode
         self.rowHeight = rowHeight
+        self.onStateChange = onStateChange
         layout = BrowserLayout(columns: columns, rows: rows, rowHeight: rowHeight)
         viewport = ListViewport(itemCount: items.count, visibleRows: layout.visibleRows)
         // Thumbnails are made at the size they are drawn: the image area of a row, two pixels a cell.
@@ -89,54 +92,67 @@ import ThumbnailKit
 
     /// Advances the spinner.
     public func tick() {
-        spinnerFrame = (spinnerFrame + 1) % Self.spinner.count
+        spinner.advance()
     }
 
     private func showVisibleRows() {
         list.display(rows: viewport.visibleRange)
         list.prefetch(rows: viewport.prefetchRange(distance: layout.visibleRows))
+        for (_, cell) in list.visibleCells {
+            guard let loader = cell.content(as: ThumbnailRowLoader.self) else { continue }
+            observer.observe(loader, states: { loader.state }) { [onStateChange] _ in onStateChange() }
+        }
     }
 
     /// Everything on screen now; `residentBytes` is shown in the status line.
     public func frame(residentBytes: Int) -> ScreenBuffer {
         var screen = ScreenBuffer(columns: layout.columns, rows: layout.rows)
-        var kept: [ObjectIdentifier: HalfBlockImage] = [:]
-        for (row, cell) in list.visibleCells {
-            let origin = layout.rowOrigin(index: row - viewport.top)
-            draw(cell, row: row, at: origin, on: &screen, keeping: &kept)
-        }
-        drawn = kept
-        screen.put(statusLine(residentBytes: residentBytes), column: 0, row: layout.statusRow,
-                   foreground: Self.background, background: Self.dim, bold: false)
+        draw(on: &screen, residentBytes: residentBytes)
         return screen
     }
 
-    private func draw(_ cell: ListCell, row: Int, at origin: Int, on screen: inout ScreenBuffer,
-                      keeping kept: inout [ObjectIdentifier: HalfBlockImage]) {
-        let selected = row == viewport.selected
-        let textColumn = layout.thumbnailColumns + 3
-        screen.put(selected ? "›" : " ", column: 0, row: origin, foreground: nil, background: nil, bold: true)
-        screen.put(cell.title, column: textColumn, row: origin, foreground: nil, background: nil, bold: selected)
-        guard let state = cell.content(as: ThumbnailRowLoader.self)?.currentState else { return }
-        switch state {
-        case let .loaded(thumbnail):
+    /// Draws the rows and the status line on `screen`, which has the layout's size.
+    public func draw(on screen: inout ScreenBuffer, residentBytes: Int) {
+        var kept: [ObjectIdentifier: HalfBlockImage] = [:]
+        let thumbnailView = makeThumbnailView { kept[$0] = $1 }
+        for (row, cell) in list.visibleCells {
+            let origin = layout.rowOrigin(index: row - viewport.top)
+            // The thumbnail box and the text beside it, below the title line.
+            let region = ScreenRegion(column: 1, row: origin, columns: layout.columns - 1, rows: rowHeight - 1)
+            if let state = cell.content(as: ThumbnailRowLoader.self)?.currentState {
+                thumbnailView.draw(state, in: region, on: &screen)
+            }
+            let selected = row == viewport.selected
+            screen.put(selected ? "›" : " ", column: 0, row: origin, foreground: nil, background: nil, bold: true)
+            screen.put(cell.title, column: layout.textColumn, row: origin, foreground: nil, background: nil,
+                       bold: selected)
+        }
+        drawn = kept
+        screen.putStatusLine(statusLine(residentBytes: residentBytes), row: layout.statusRow)
+    }
+
+    /// A row's thumbnail area: the image in its box with the source size
+    /// beside it; progress and failures beside the empty box, on the line
+    /// under the title. `keep` learns every image drawn, so the next frame
+    /// reuses it instead of scaling the thumbnail again.
+    private func makeThumbnailView(keep: @escaping (ObjectIdentifier, HalfBlockImage) -> Void) -> LoadingView<Thumbnail> {
+        let layout = layout
+        let drawn = drawn
+        let beside = { (region: ScreenRegion) in region.inset(columns: layout.textColumn - region.column, rows: 1) }
+        return LoadingView(spinner: spinner) { thumbnail, region, screen in
             let key = ObjectIdentifier(thumbnail.pixels)
             let image = drawn[key] ?? HalfBlockImage(thumbnail: thumbnail, columns: layout.thumbnailColumns,
-                                                     rows: rowHeight - 1, background: Self.background)
-            kept[key] = image
-            screen.put(image, column: 1, row: origin)
-            screen.put("\(thumbnail.source.width)×\(thumbnail.source.height)", column: textColumn,
-                       row: origin + 1, foreground: Self.dim, background: nil, bold: false)
-        case let .loading(progress):
-            let percent = progress?.percent.map { " \($0)%" } ?? ""
-            let message = progress?.message.map { "  \($0)" } ?? ""
-            screen.put("\(Self.spinner[spinnerFrame])\(percent)\(message)", column: textColumn, row: origin + 1,
-                       foreground: Self.dim, background: nil, bold: false)
-        case let .failure(error):
-            screen.put("✗ r: retry · \(error)", column: textColumn, row: origin + 1,
-                       foreground: Self.alert, background: nil, bold: false)
-        case .idle:
-            break
+                                                     rows: region.rows, background: Palette.background)
+            keep(key, image)
+            screen.put(image, column: region.column, row: region.row)
+            let source = thumbnail.source
+            screen.put("\(source.width)×\(source.height)", line: 0, of: beside(region), foreground: Palette.dim)
+        }
+        .progressView { progress, spinner, region, screen in
+            LoadingView<Thumbnail>.defaultProgressView(progress, spinner: spinner, in: beside(region), on: &screen)
+        }
+        .errorView { error, region, screen in
+            LoadingView<Thumbnail>.defaultErrorView(retryHint: "r: retry")(error, beside(region), &screen)
         }
     }
 
@@ -153,8 +169,7 @@ import ThumbnailKit
             "RSS \(Self.bytes(residentBytes))",
             "q quit r retry",
         ]
-        let text = " " + parts.joined(separator: " · ")
-        return text + String(repeating: " ", count: max(0, layout.columns - CellWidth.of(text)))
+        return " " + parts.joined(separator: " · ")
     }
 
     /// `768 B`, `12.5 KiB`, `31.9 MiB`: one decimal from KiB up.

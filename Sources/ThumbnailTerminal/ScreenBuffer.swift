@@ -21,12 +21,13 @@ public struct ScreenBuffer: Sendable, Hashable {
     /// character takes the cells it takes on a terminal (``CellWidth``): a
     /// wide one two, a zero-width one none (it is left out, as it would show
     /// nothing); a wide one that does not fit whole at an edge leaves a blank.
+    /// At most `width` cells are written (the rest of the line by default).
     public mutating func put(_ text: String, column: Int, row: Int, foreground: TerminalColor?,
-                             background: TerminalColor?, bold: Bool) {
+                             background: TerminalColor?, bold: Bool, width: Int = .max) {
         guard row >= 0, row < rows else { return }
         let style = StyledCell(foreground: foreground, background: background, bold: bold)
         var x = column
-        for character in CellWidth.truncated(TerminalText.escaped(text), to: columns - column) {
+        for character in CellWidth.truncated(TerminalText.escaped(text), to: min(width, columns - column)) {
             let width = CellWidth.of(character)
             if x >= 0 {
                 place(character, width: width, style: style, column: x, row: row)

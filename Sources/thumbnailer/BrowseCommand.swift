@@ -13,9 +13,10 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         commandName: "browse",
         abstract: "Browse a feed's images in the terminal.",
         discussion: """
-            Keys: j/k or arrows (a row), PgUp/PgDn/space (a page), g/G (top/bottom), r (retry the \
-            selected row), q or Ctrl-C (quit). Needs a terminal; 24-bit colour when COLORTERM says \
-            truecolor, else 256 colours.
+            The screen opens at once and the feed loads inside it, tried up to --retries times; \
+            when it fails, r loads it again. Keys: j/k or arrows (a row), PgUp/PgDn/space (a page), \
+            g/G (top/bottom), r (retry the selected row, or the feed), q or Ctrl-C (quit). Needs a \
+            terminal; 24-bit colour when COLORTERM says truecolor, else 256 colours.
             """)
 
     @OptionGroup var source: FeedOptions
@@ -40,19 +41,24 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
             throw CommandFailure("\(error)", exitCode: 1)
         }
         let cache = try source.cache.open()
-        let feed = try await source.loadFeed()
         let loader = try source.makeImageLoader()
-        let items = feed.items.map { item in
-            ListBrowser.Item(title: item.title ?? Self.fileName(of: item.imageURLs[0]), imageURL: item.imageURLs[0])
-        }
         let pipeline = ThumbnailPipeline(configuration: .init(
             dataLoader: loader, diskCache: cache, memoryCostLimit: memoryBudget.bytes,
             retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: .init(label: "browse") { _ in SwiftLogNoOpLogHandler() }))
-        await BrowserLoop(session: session, items: items, pipeline: pipeline, rowHeight: rowHeight).run()
+        let feedSource = FeedSource(location: source.feed, imageKeyPath: source.imageKey,
+                                    maximumBytes: source.maxFeedBytes.bytes)
+        let feedLoader = try source.makeFeedLoader()
+        let feed = await MainActor.run { [retryPolicy = source.retryPolicy] in
+            Self.feedLoader(source: feedSource, loader: feedLoader, retryPolicy: retryPolicy)
+        }
+        await BrowserLoop(session: session, feed: feed, feedName: source.feed, pipeline: pipeline,
+                          rowHeight: rowHeight).run()
     }
 
-    /// The last path component, percent-escapes and all: a title for an untitled item.
-    private static func fileName(of url: String) -> String {
-        String(url.split(separator: "/").last ?? Substring(url))
+    /// The feed, loaded inside the screen: one fetch per attempt, `--retries`
+    /// attempts with the usual backoff, each wait shown as "retrying in …".
+    @MainActor private static func feedLoader(source: FeedSource, loader: any DataLoading,
+                                              retryPolicy: RetryPolicy) -> RetryableLoader<FeedItemsLoader> {
+        RetryableLoader(base: FeedItemsLoader(source: source, loader: loader), policy: retryPolicy)
     }
 }

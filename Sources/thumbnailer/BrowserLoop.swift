@@ -7,14 +7,18 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs a ``ListBrowser`` in the terminal: keys from a reading thread,
-/// resizes and termination from signals, a clock for the spinners, all
-/// handled in order on the main actor. Frames are drawn at most every 30 ms
-/// (a held key scrolls without waiting for the screen) and only the cells
-/// that changed are written.
+/// Runs a ``BrowserScreen`` in the terminal: keys from a reading thread,
+/// resizes and termination from signals, state changes from the feed and the
+/// rows, a clock for the spinners, all handled in order on the main actor.
+/// The screen opens at once; the feed loads inside it.
+///
+/// Every change asks for a frame, and a ``FrameCap`` draws one at most every
+/// 30 ms (a held key scrolls without waiting for the screen, and the last
+/// change is always drawn). Only the cells that changed are written.
 @MainActor struct BrowserLoop {
     let session: TerminalSession
-    let items: [ListBrowser.Item]
+    let feed: any Loadable<[ListBrowser.Item]>
+    let feedName: String
     let pipeline: ThumbnailPipeline
     let rowHeight: Int
 
@@ -23,6 +27,10 @@ import Darwin
         case resize
         case quit
         case tick
+        /// Something on screen changed state.
+        case changed
+        /// A frame held back by the frame cap is due.
+        case frameDue
     }
 
     /// Takes over the terminal until a quit key, a signal or the end of input, and gives it back.
@@ -51,43 +59,62 @@ import Darwin
                 sink.yield(.tick)
             }
         }
+        var heldFrame: Task<Void, Never>?
         defer {
             signals.stop()
             clock.cancel()
+            heldFrame?.cancel()
         }
 
         let size = session.size
-        let browser = ListBrowser(items: items, pipeline: pipeline, columns: size.columns, rows: size.rows,
-                                  rowHeight: rowHeight, colorMode: .detect(environment: Self.environment()))
+        let screen = BrowserScreen(feed: feed, feedName: feedName, pipeline: pipeline, columns: size.columns,
+                                   rows: size.rows, rowHeight: rowHeight,
+                                   colorMode: .detect(environment: Self.environment())) { sink.yield(.changed) }
         var decoder = KeyDecoder()
         var shown: ScreenBuffer?
-        var lastDrawn = ContinuousClock.now - .seconds(1)
-        func draw(force: Bool) {
-            let now = ContinuousClock.now
-            guard force || now - lastDrawn >= .milliseconds(30) else { return }
-            let frame = browser.frame(residentBytes: ProcessMemory.residentBytes)
-            session.write(frame.render(changesFrom: shown, mode: browser.colorMode))
+        var cap = FrameCap(interval: .milliseconds(30))
+        func draw() {
+            let frame = screen.frame(residentBytes: ProcessMemory.residentBytes)
+            session.write(frame.render(changesFrom: shown, mode: screen.colorMode))
             shown = frame
-            lastDrawn = now
+            cap.drawn(at: .now)
+        }
+        func requestFrame() {
+            switch cap.request(at: .now) {
+            case .drawNow:
+                draw()
+            case let .drawAt(due):
+                heldFrame = Task {
+                    try? await Task.sleep(until: due)
+                    sink.yield(.frameDue)
+                }
+            case .alreadyScheduled:
+                break
+            }
         }
 
-        draw(force: true)
+        draw()
+        screen.loadFeed()
         loop: for await event in events {
             switch event {
             case let .input(bytes):
-                for key in decoder.decode(bytes) where !browser.handle(key) { break loop }
-                draw(force: false)
+                for key in decoder.decode(bytes) where !screen.handle(key) { break loop }
+                requestFrame()
             case .resize:
                 let size = session.size
-                browser.resize(columns: size.columns, rows: size.rows)
+                screen.resize(columns: size.columns, rows: size.rows)
                 shown = nil
-                draw(force: true)
+                draw()
             case .quit:
                 break loop
             case .tick:
-                for key in decoder.flushPendingEscape() where !browser.handle(key) { break loop }
-                browser.tick()
-                draw(force: true)
+                for key in decoder.flushPendingEscape() where !screen.handle(key) { break loop }
+                screen.tick()
+                requestFrame()
+            case .changed:
+                requestFrame()
+            case .frameDue:
+                draw()
             }
         }
     }

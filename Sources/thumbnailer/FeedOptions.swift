@@ -90,11 +90,15 @@ struct FeedOptions: ParsableArguments {
         }
     }
 
-    /// Fetches and parses the feed, under the images' speed floor and time
-    /// limits; a failure exits 2. The feed's own address is the user's
-    /// choice, so it is fetched with any address allowed.
+    /// Fetches and parses the feed; a failure exits 2.
     func loadFeed() async throws -> Feed {
         try await FeedSource(location: feed, imageKeyPath: imageKey, maximumBytes: maxFeedBytes.bytes)
-            .load(with: Self.loader(transport(addressPolicy: .any)))
+            .load(with: makeFeedLoader())
+    }
+
+    /// What fetches the feed, under the images' speed floor and time limits;
+    /// its address is the user's choice, so any address is allowed.
+    func makeFeedLoader() throws -> SchemeRoutingDataLoader {
+        try Self.loader(transport(addressPolicy: .any))
     }
 }

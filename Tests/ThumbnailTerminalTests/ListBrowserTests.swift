@@ -14,11 +14,7 @@ import ThumbnailTerminal
         let temporary = try TemporaryDirectory()
         self.temporary = temporary
         // Forty numbered images on disk: a row's picture says which row it is.
-        items = try (0..<40).map { number in
-            let path = temporary.path("\(number).png")
-            try NumberedImage.png(number).write(toFile: path)
-            return ListBrowser.Item(title: "item \(number)", imageURL: "file://\(path)")
-        }
+        items = try ListBrowser.Item.numbered(40, in: temporary)
     }
 
     func makeBrowser(rows: Int = 25, budget: Int = 1 << 20) -> ListBrowser {
@@ -91,6 +87,17 @@ import ThumbnailTerminal
         #expect(browser.handle(.retry))
         await waitForVisibleRows(of: browser)
         #expect(browser.list.cell(forRow: 0)?.content(as: ThumbnailRowLoader.self)?.currentState.value.flatMap(NumberedImage.number(in:)) == 7)
+    }
+}
+
+extension ListBrowser.Item {
+    /// `count` items titled `item 0`, `item 1`…, each a numbered image written to `directory`.
+    static func numbered(_ count: Int, in directory: TemporaryDirectory) throws -> [ListBrowser.Item] {
+        try (0..<count).map { number in
+            let path = directory.path("\(number).png")
+            try NumberedImage.png(number).write(toFile: path)
+            return ListBrowser.Item(title: "item \(number)", imageURL: "file://\(path)")
+        }
     }
 }
 
