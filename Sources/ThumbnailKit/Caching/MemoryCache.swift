@@ -86,12 +86,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// The value for `key`, which becomes the most recently used, without
-    /// counting a lookup: for a caller that only shows what is there (a row
-    /// being configured), whose misses are counted where the request is made.
-    @inlinable
+    /// The value for `key`, which becomes the most recently used, counting a
+    /// hit but never a miss: for a caller that shows what is there at once (a
+    /// row being configured) and otherwise makes a request, which counts the miss.
     public func peekValue(forKey key: Key) -> Value? {
-        state.withLock { $0.entries.touch(key) }
+        state.withLock { state in
+            let value = state.entries.touch(key)
+            if value != nil { state.statistics.hits += 1 }
+            return value
+        }
     }
 
     /// Stores `value` as the most recently used entry, evicting least recently

@@ -9,11 +9,13 @@ struct MemoryTier: ThumbnailProviding {
     let statistics: StatisticsCounter
     let logger: Logger
 
-    /// A peek: counts neither a hit nor a miss, so a row that asks here and
-    /// then requests the thumbnail is counted once, by the request.
+    /// A peek: a hit is a request answered, and counts; a miss counts
+    /// nothing, so a row that finds nothing here and then requests the
+    /// thumbnail is counted once, by the request.
     func cachedThumbnail(for request: ThumbnailRequest) -> Thumbnail? {
-        guard request.cachePolicy == .useCache else { return nil }
-        return memory.peekValue(forKey: request.key)
+        guard request.cachePolicy == .useCache, let hit = memory.peekValue(forKey: request.key) else { return nil }
+        statistics.record { $0.memoryHits += 1 }
+        return hit
     }
 
     func thumbnail(for request: ThumbnailRequest,
