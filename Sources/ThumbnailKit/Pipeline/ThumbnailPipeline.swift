@@ -85,7 +85,7 @@ public final class ThumbnailPipeline: Sendable {
 
     public let configuration: Configuration
     /// Decoded thumbnails, by URL and size, within ``Configuration/memoryCostLimit``.
-    public let memoryCache: MemoryCache<ThumbnailKey, Thumbnail>
+    let memoryCache: MemoryCache<ThumbnailKey, Thumbnail>
 
     private let tiers: MemoryTier
     private let stored: StoredThumbnails?

@@ -38,12 +38,12 @@ import ThumbnailHTTP
             _ = try await pipeline.thumbnail(for: request(path))
         }
         #expect(pipeline.statistics.memoryMisses == 3 && pipeline.statistics.memoryHits == 0)
-        #expect(pipeline.memoryCache.statistics.misses == 3 && pipeline.memoryCache.statistics.hits == 0)
+        #expect(pipeline.memoryStatistics.misses == 3 && pipeline.memoryStatistics.hits == 0)
 
         #expect(pipeline.cachedThumbnail(for: request("/a.jpg")) != nil)
         _ = try await pipeline.thumbnail(for: request("/a.jpg"))
         #expect(pipeline.statistics.memoryMisses == 3 && pipeline.statistics.memoryHits == 1)
-        #expect(pipeline.memoryCache.statistics.misses == 3 && pipeline.memoryCache.statistics.hits == 1)
+        #expect(pipeline.memoryStatistics.misses == 3 && pipeline.memoryStatistics.hits == 1)
     }
 
     @Test func aThumbnailFromTheDiskTierHasTheOriginalsFactsAndNoDecodeReport() async throws {
