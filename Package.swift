@@ -85,6 +85,12 @@ let package = Package(
             name: "ThumbnailTerminal",
             dependencies: ["ThumbnailKit"]
         ),
+        // The benchmark harness: a scripted scroll over a list, and what it saw.
+        // For memory-profile and the tests, not a product for apps.
+        .target(
+            name: "ThumbnailBenchmarking",
+            dependencies: ["ThumbnailKit"]
+        ),
         // glibc's mallopt (the arena limit), which Swift's Glibc module does not expose.
         .target(
             name: "CMalloc"
@@ -107,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "memory-profile",
             dependencies: [
-                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "CommandLineSupport",
+                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "ThumbnailBenchmarking", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -131,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "ThumbnailKitTests",
             dependencies: [
-                "ThumbnailKit", "ThumbnailHTTP", "TestSupport", "cache-torture",
+                "ThumbnailKit", "ThumbnailHTTP", "ThumbnailBenchmarking", "TestSupport", "cache-torture",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
             ]

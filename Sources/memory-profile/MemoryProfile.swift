@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import ThumbnailBenchmarking
 import ThumbnailFeeds
 import ThumbnailHTTP
 import ThumbnailKit

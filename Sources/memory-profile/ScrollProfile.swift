@@ -1,4 +1,5 @@
 import CommandLineSupport
+import ThumbnailBenchmarking
 import ThumbnailKit
 
 /// A scroll through a list under one ``ProfileStrategy``, measured.
@@ -34,12 +35,12 @@ struct ScrollProfile {
         let release: ((Range<Int>) -> Void)? = strategy != .window ? nil : { visible in
             let kept = (visible.lowerBound - margin)..<(visible.upperBound + margin)
             for (index, url) in imageURLs.enumerated() where !kept.contains(index) {
-                _ = pipeline.memoryCache.removeValue(forKey: ThumbnailKey(url: url, size: size))
+                pipeline.removeFromMemory(ThumbnailRequest(url: url, size: size))
             }
         }
         let report = await simulator.run(script, afterEachStep: release)
 
-        let cache = pipeline.memoryCache.statistics
+        let cache = pipeline.memoryStatistics
         var line = JSONLine()
         line.add("strategy", strategy.rawValue)
         line.add("budgetBytes", strategy == .thumbnailer ? budget : nil)

@@ -23,7 +23,7 @@ struct SHA256 {
     }
 
     /// The digest of `bytes`.
-    static func digest(_ bytes: some ContiguousBytesCollection) -> [UInt8] {
+    static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var hasher = SHA256()
         bytes.withContiguousBytes { hasher.update($0) }
         return hasher.finish()

@@ -61,7 +61,7 @@ public struct ImageHeader: Sendable, Hashable {
 extension ThumbnailDecoder {
     /// Reads only the header of an image in memory, applying ``limits`` so a
     /// hostile header fails here with ``ThumbnailDecodingError/tooLarge(_:)``.
-    public func readHeader(_ bytes: some ContiguousBytesCollection) throws -> ImageHeader {
+    public func readHeader(_ bytes: some Collection<UInt8>) throws -> ImageHeader {
         var limits = limits.cValue
         var info = ct_image_info()
         var error = ct_error()
@@ -73,7 +73,7 @@ extension ThumbnailDecoder {
     }
 
     /// Reads only the header of the image in a range of an open file, as
-    /// ``readHeader(_:)-(ContiguousBytesCollection)`` does.
+    /// ``readHeader(_:)-(Collection<UInt8>)`` does.
     public func readHeader(_ region: FileRegion) throws -> ImageHeader {
         var limits = limits.cValue
         var info = ct_image_info()

@@ -28,9 +28,11 @@ public struct ThumbnailDecoder: Sendable {
         self.skipsUnneededScans = skipsUnneededScans
     }
 
-    /// Decodes an image held in memory.
+    /// Decodes an image held in memory: any bytes (`[UInt8]`, `ArraySlice<UInt8>`,
+    /// `UnsafeRawBufferPointer`, Foundation's `Data`), read in place when they
+    /// are stored contiguously, else copied once.
     /// - Throws: ``ThumbnailDecodingError``, or `CancellationError` when `cancellation` fired.
-    public func decode(_ bytes: some ContiguousBytesCollection, cancellation: DecodeCancellation? = nil) throws -> Thumbnail {
+    public func decode(_ bytes: some Collection<UInt8>, cancellation: DecodeCancellation? = nil) throws -> Thumbnail {
         try bytes.withContiguousBytes { raw in
             try run(cancellation) { options, thumbnail, error in
                 ct_decode_memory(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, options,
@@ -57,7 +59,8 @@ public struct ThumbnailDecoder: Sendable {
         }
     }
 
-    /// Decodes a file, stopping early when the calling task is cancelled.
+    /// Decodes a file on a Dispatch thread (``BlockingWork``), never on the
+    /// cooperative pool, stopping early when the calling task is cancelled.
     public func decode(contentsOfFile path: String) async throws -> Thumbnail {
         try await decode(contentsOfFile: path, cancellingWith: DecodeCancellation())
     }
@@ -65,17 +68,18 @@ public struct ThumbnailDecoder: Sendable {
     /// Decodes a file, raising `cancellation` when the calling task is cancelled.
     func decode(contentsOfFile path: String, cancellingWith cancellation: DecodeCancellation) async throws -> Thumbnail {
         try await withTaskCancellationHandler {
-            try decode(contentsOfFile: path, cancellation: cancellation)
+            try await BlockingWork.run { [self] in try decode(contentsOfFile: path, cancellation: cancellation) }
         } onCancel: {
             cancellation.cancel()
         }
     }
 
-    /// Decodes bytes in memory, stopping early when the calling task is cancelled.
-    public func decode(_ bytes: some ContiguousBytesCollection & Sendable) async throws -> Thumbnail {
+    /// Decodes bytes in memory on a Dispatch thread (``BlockingWork``), never
+    /// on the cooperative pool, stopping early when the calling task is cancelled.
+    public func decode(_ bytes: some Collection<UInt8> & Sendable) async throws -> Thumbnail {
         let cancellation = DecodeCancellation()
         return try await withTaskCancellationHandler {
-            try decode(bytes, cancellation: cancellation)
+            try await BlockingWork.run { [self] in try decode(bytes, cancellation: cancellation) }
         } onCancel: {
             cancellation.cancel()
         }
@@ -105,33 +109,5 @@ public struct ThumbnailDecoder: Sendable {
             width: Int(thumbnail.width), height: Int(thumbnail.height),
             pixels: PixelBuffer(takingOwnershipOf: pixels, count: count),
             source: ImageHeader(thumbnail.source), report: DecodeReport(thumbnail))
-    }
-}
-
-/// Byte collections the decoder can read in place.
-public protocol ContiguousBytesCollection {
-    /// Number of bytes.
-    var byteCount: Int { get }
-    func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result
-}
-
-extension Array: ContiguousBytesCollection where Element == UInt8 {
-    public var byteCount: Int { count }
-    public func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withUnsafeBytes(body)
-    }
-}
-
-extension ArraySlice: ContiguousBytesCollection where Element == UInt8 {
-    public var byteCount: Int { count }
-    public func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withUnsafeBytes(body)
-    }
-}
-
-extension UnsafeRawBufferPointer: ContiguousBytesCollection {
-    public var byteCount: Int { count }
-    public func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(self)
     }
 }

@@ -30,7 +30,7 @@ public struct ThumbnailEncoder: Sendable {
 
     /// Encodes `width × height` RGBA8 pixels (straight alpha, no row padding) as `format`.
     /// - Throws: ``ThumbnailEncodingError`` when the sizes disagree or the codec fails.
-    public func encode(rgba: some ContiguousBytesCollection, width: Int, height: Int,
+    public func encode(rgba: some Collection<UInt8>, width: Int, height: Int,
                        as format: ImageFormat) throws -> [UInt8] {
         var output = ct_buffer()
         var error = ct_error()
@@ -48,7 +48,7 @@ public struct ThumbnailEncoder: Sendable {
         defer { ct_buffer_free(&output) }
         guard status == CT_OK, let data = output.data else {
             let reason = status == CT_INVALID_ARGUMENT && error.status != CT_INVALID_ARGUMENT
-                ? "\(rgba.byteCount) bytes are not \(width)x\(height) RGBA8 pixels" : error.text
+                ? "\(rgba.count) bytes are not \(width)x\(height) RGBA8 pixels" : error.text
             throw ThumbnailEncodingError(message: reason)
         }
         return Array(UnsafeBufferPointer(start: data, count: output.size))

@@ -1,5 +1,5 @@
 /// The role "what a thumbnail provider holds and has done": read by a list's
-/// status line and by ``ScrollSimulator``, apart from ``ThumbnailProviding``
+/// status line and by the benchmark harness, apart from ``ThumbnailProviding``
 /// so rows never depend on it. ``ThumbnailPipeline`` plays it.
 public protocol ThumbnailWorkReporting: Sendable {
     /// A snapshot taken now.

@@ -9,9 +9,9 @@ import Synchronization
 /// has left (``waitForAbandonedWork()`` waits for it to end). The work runs at
 /// the highest priority among its callers and is told when that rises
 /// (``Work/onPriorityRaised(_:)``), so it can move up in a ``PriorityLimiter`` queue.
-public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// What the shared work knows about the callers waiting for it.
-    public final class Work: Sendable {
+    final class Work: Sendable {
         private let state: Mutex<(priority: RequestPriority, observers: [@Sendable (RequestPriority) -> Void])>
 
         fileprivate init(priority: RequestPriority) {
@@ -19,10 +19,10 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         }
 
         /// The highest priority among the callers so far.
-        public var priority: RequestPriority { state.withLock { $0.priority } }
+        var priority: RequestPriority { state.withLock { $0.priority } }
 
         /// Calls `observer` with each new, higher priority.
-        public func onPriorityRaised(_ observer: @escaping @Sendable (RequestPriority) -> Void) {
+        func onPriorityRaised(_ observer: @escaping @Sendable (RequestPriority) -> Void) {
             state.withLock { $0.observers.append(observer) }
         }
 
@@ -57,27 +57,27 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
 
     private let state = Mutex(State())
 
-    public init() {}
+    init() {}
 
     /// Keys with work in flight now.
-    public var inFlightCount: Int { state.withLock { $0.entries.count } }
+    var inFlightCount: Int { state.withLock { $0.entries.count } }
 
     /// Callers waiting for `key`'s work now.
-    public func callerCount(for key: Key) -> Int {
+    func callerCount(for key: Key) -> Int {
         state.withLock { $0.entries[key]?.waiters.count ?? 0 }
     }
 
     /// Raises the priority of the work running for `key`, if any, as a new
     /// caller at `priority` would (for work that waits on this work).
-    public func raisePriority(for key: Key, to priority: RequestPriority) {
+    func raisePriority(for key: Key, to priority: RequestPriority) {
         state.withLock { $0.entries[key]?.work }?.raise(to: priority)
     }
 
     /// The value for `key`: from the work already running for it, or from
     /// `work`, started now in its own task.
     /// - Throws: what the work throws, or `CancellationError` if this caller's task is cancelled.
-    public func value(for key: Key, priority: RequestPriority,
-                      work: @escaping @Sendable (Work) async throws -> Value) async throws -> Value {
+    func value(for key: Key, priority: RequestPriority,
+               work: @escaping @Sendable (Work) async throws -> Value) async throws -> Value {
         let waiterID = state.withLock { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -92,7 +92,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Returns once every piece of work whose callers have all left has ended:
     /// its cancellation handled to the end (a transfer closed, a temporary file
     /// removed). Work that still has callers is not waited for.
-    public func waitForAbandonedWork() async {
+    func waitForAbandonedWork() async {
         while let abandoned = state.withLock({ state -> Task<Void, Never>? in
             let wanted = Set(state.entries.values.map(\.generation))
             return state.running.first { !wanted.contains($0.key) }?.value
@@ -103,7 +103,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
 
     private func join(key: Key, waiter: UInt64, priority: RequestPriority,
                       continuation: CheckedContinuation<Value, any Error>,
-                      work: @escaping @Sendable (Work) async throws -> Value) {
+               work: @escaping @Sendable (Work) async throws -> Value) {
         let shared = state.withLock { state -> Work in
             if var entry = state.entries[key] {
                 entry.waiters[waiter] = continuation

@@ -5,11 +5,14 @@ import Synchronization
 /// waiter's priority can be raised while it waits (a prefetched row becomes
 /// visible). Waiting suspends the task, never a thread, and a task cancelled
 /// while it waits leaves the queue at once with `CancellationError`.
+///
+/// Apps share one among ``ConcurrencyLimitingLoadable``s to bound them
+/// together; the pipeline keeps its own for downloads and decodes.
 public final class PriorityLimiter: Sendable {
     /// A place in the queue, kept by the caller to raise its priority later.
     /// A ticket serves one ``PriorityLimiter/run(priority:ticket:_:)`` at a
     /// time (a retried download uses its ticket again).
-    public final class Ticket: Sendable {
+    final class Ticket: Sendable {
         fileprivate let id: UInt64
         fileprivate let limiter: PriorityLimiter
 
@@ -19,7 +22,7 @@ public final class PriorityLimiter: Sendable {
         }
 
         /// Moves the waiter up to `priority` (never down). No effect once it runs.
-        public func raise(to priority: RequestPriority) {
+        func raise(to priority: RequestPriority) {
             limiter.raise(id, to: priority)
         }
     }
@@ -79,7 +82,7 @@ public final class PriorityLimiter: Sendable {
     }
 
     /// A ticket for ``run(priority:ticket:_:)``, to raise the priority while waiting.
-    public func makeTicket() -> Ticket {
+    func makeTicket() -> Ticket {
         Ticket(id: state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -89,15 +92,15 @@ public final class PriorityLimiter: Sendable {
     /// Runs `operation` once a slot is free, then frees the slot.
     /// - Throws: `CancellationError` if the task is cancelled while waiting;
     ///   otherwise whatever `operation` throws.
-    public func run<Result: Sendable>(priority: RequestPriority, ticket: Ticket? = nil,
-                                      _ operation: () async throws -> Result) async throws -> Result {
+    func run<Result: Sendable>(priority: RequestPriority, ticket: Ticket? = nil,
+                               _ operation: () async throws -> Result) async throws -> Result {
         try await acquire(priority: priority, id: (ticket ?? makeTicket()).id)
         defer { release() }
         return try await operation()
     }
 
     /// How many operations wait for a slot now.
-    public var waitingCount: Int {
+    var waitingCount: Int {
         state.withLock { $0.queues.values.reduce(0) { $0 + $1.count } }
     }
 

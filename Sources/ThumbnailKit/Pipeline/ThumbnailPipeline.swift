@@ -85,7 +85,7 @@ public final class ThumbnailPipeline: Sendable {
 
     public let configuration: Configuration
     /// Decoded thumbnails, by URL and size, within ``Configuration/memoryCostLimit``.
-    public let memoryCache: MemoryCache<ThumbnailKey, Thumbnail>
+    let memoryCache: MemoryCache<ThumbnailKey, Thumbnail>
 
     private let tiers: MemoryTier
     private let stored: StoredThumbnails?
@@ -250,6 +250,8 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Which copies of `url` the disk tiers hold now, without reading them:
     /// whether the original is there, and which of `sizes` have a thumbnail.
+    /// Synchronous: it stats one file per copy, on the caller's thread, so
+    /// call it off the main thread and the cooperative pool for many URLs.
     public func storedCopies(of url: String, sizes: Set<ThumbnailSize>) -> StoredCopies {
         guard let disk = configuration.diskCache, let stored else {
             return StoredCopies(hasOriginal: false, thumbnailSizes: [])

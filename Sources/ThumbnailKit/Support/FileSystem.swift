@@ -17,10 +17,10 @@ public struct FileOperationError: Error, Sendable, CustomStringConvertible {
 /// temporary file in the same directory, renamed over the target once
 /// complete. A failed or killed write never leaves a partial file under the
 /// real name.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Writes `bytes` to `path`, replacing any file there.
     /// - Parameter synchronize: fsync before the rename (durability across power loss).
-    public static func write(_ bytes: [UInt8], to path: String, synchronize: Bool = false) throws {
+    package static func write(_ bytes: [UInt8], to path: String, synchronize: Bool = false) throws {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -36,7 +36,7 @@ public enum AtomicFile {
     }
 
     /// Creates `path` and its missing parents (like `mkdir -p`).
-    public static func createDirectory(_ path: String) throws {
+    package static func createDirectory(_ path: String) throws {
         try FileSystem.createDirectories(path)
     }
 }

@@ -62,7 +62,7 @@ public struct CacheWarmer: Sendable {
     }
 
     private func warmOne(_ url: String, revalidate: Bool, tally: Tally) async -> WarmOutcome {
-        let before = pipeline.storedCopies(of: url, sizes: sizes)
+        let before = await storedCopies(of: url)
         if !revalidate, isComplete(before) { return .alreadyCached }
         let received = Mutex(0)
         let storageFailure: (any Error)?
@@ -79,18 +79,23 @@ public struct CacheWarmer: Sendable {
             // The work this leaves winds down first, so nothing of it is half done when the run
             // returns; if it had stored every copy by then, the image is done, not left for the next run.
             await pipeline.waitForAbandonedWork()
-            guard !revalidate, isComplete(pipeline.storedCopies(of: url, sizes: sizes)) else { return .cancelled }
+            guard !revalidate, isComplete(await storedCopies(of: url)) else { return .cancelled }
             storageFailure = nil
         } catch {
             return .failed(reason: "\(error)")
         }
         let bytes = received.withLock { $0 }
-        let after = pipeline.storedCopies(of: url, sizes: sizes)
+        let after = await storedCopies(of: url)
         tally.wrote(bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
         // Made but not on disk: the next run would have to make it again.
         if let failure = storageFailure { return .failed(reason: "not stored: \(failure)") }
         if bytes > 0 { return .fetched(bytes: bytes) }
         return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
+    }
+
+    /// What the disk tiers hold of `url`, looked up on a Dispatch thread (it stats files).
+    private func storedCopies(of url: String) async -> StoredCopies {
+        await BlockingWork.run { [pipeline, sizes] in pipeline.storedCopies(of: url, sizes: sizes) }
     }
 
     /// Whether the original and every wanted thumbnail are stored.

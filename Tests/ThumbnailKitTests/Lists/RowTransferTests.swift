@@ -82,7 +82,7 @@ import ThumbnailKit
         row.prepareForReuse()
         await load.value  // the cancelled load has ended
         #expect(try await eventually { self.server.earlyCloseCount("/slow.png") == 1 })
-        #expect(row.currentState.isIdle && pipeline.memoryCache.statistics.count == 0)
+        #expect(row.currentState.isIdle && pipeline.memoryStatistics.count == 0)
     }
 }
 

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+import ThumbnailBenchmarking
 import ThumbnailHTTP
 import ThumbnailKit
 
@@ -56,6 +57,6 @@ import ThumbnailKit
 
         #expect(report.peakMemoryCost <= budget && report.memoryCostLimit == budget)
         #expect(report.evictions > 0, "the budget was under pressure")
-        #expect(pipeline.memoryCache.statistics.totalCost <= budget)
+        #expect(pipeline.memoryStatistics.totalCost <= budget)
     }
 }

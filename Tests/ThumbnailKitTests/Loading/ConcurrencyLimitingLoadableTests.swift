@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import ThumbnailKit
+@testable import ThumbnailKit
 
 /// ConcurrencyLimitingLoadable loads its base only inside a slot of a shared
 /// PriorityLimiter, and shows "waiting" until it has one.

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 import TestSupport
-import ThumbnailKit
+@testable import ThumbnailKit
 
 /// One piece of work per key in flight; callers leave alone; the last one cancels.
 @Suite struct CoalescerTests {

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 import TestSupport
-import ThumbnailKit
+@testable import ThumbnailKit
 
 /// The concurrency bound, priority order, raising and cancellation of PriorityLimiter.
 @Suite struct PriorityLimiterTests {

@@ -149,7 +149,7 @@ import ThumbnailKit
         // The transfer had about 2 s to go: only a client that hung up early shows as an early close.
         #expect(try await eventually { self.server.earlyCloseCount("/photo.jpg") == 1 })
         #expect(server.requestCount("/photo.jpg") == 1)
-        #expect(storedEntries == 0 && pipeline.memoryCache.statistics.count == 0)
+        #expect(storedEntries == 0 && pipeline.memoryStatistics.count == 0)
         #expect(try await eventually { self.filesInCache.isEmpty }, "\(filesInCache)")
         #expect(pipeline.statistics.failures == 0, "cancellation is not a failure")
     }
@@ -210,7 +210,7 @@ import ThumbnailKit
             }
             #expect(server.requestCount(path) == 1, "a corrupt image is never retried")
         }
-        #expect(storedEntries == 0 && pipeline.memoryCache.statistics.count == 0)
+        #expect(storedEntries == 0 && pipeline.memoryStatistics.count == 0)
         #expect(try await eventually { self.filesInCache.isEmpty }, "\(filesInCache)")
     }
 
@@ -266,7 +266,7 @@ import ThumbnailKit
         _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
         #expect(server.requestCount("/photo.jpg") == 1 && pipeline.statistics.memoryHits == 1)
 
-        pipeline.memoryCache.removeAll()
+        pipeline.removeAllFromMemory()
         let fromDisk = try await pipeline.thumbnail(for: request("/photo.jpg"))
         #expect(fromDisk.width == 256 && fromDisk.height == 170)
         #expect(server.requestCount("/photo.jpg") == 1 && pipeline.statistics.thumbnailDiskHits == 1)
@@ -276,7 +276,7 @@ import ThumbnailKit
         #expect(server.requestCount("/photo.jpg") == 1 && pipeline.statistics.originalDiskHits == 1)
         #expect(pipeline.statistics.decodes == 2)
 
-        pipeline.memoryCache.removeAll()
+        pipeline.removeAllFromMemory()
         try disk.removeAll()
         _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
         #expect(server.requestCount("/photo.jpg") == 2)

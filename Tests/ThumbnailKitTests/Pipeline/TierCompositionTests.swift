@@ -38,15 +38,15 @@ import ThumbnailHTTP
             _ = try await pipeline.thumbnail(for: request(path))
         }
         #expect(pipeline.statistics.memoryMisses == 3 && pipeline.statistics.memoryHits == 0)
-        #expect(pipeline.memoryCache.statistics.misses == 3 && pipeline.memoryCache.statistics.hits == 0)
+        #expect(pipeline.memoryStatistics.misses == 3 && pipeline.memoryStatistics.hits == 0)
 
         // A row finding its thumbnail at once is a request answered from memory.
         #expect(pipeline.cachedThumbnail(for: request("/a.jpg")) != nil)
         #expect(pipeline.statistics.memoryMisses == 3 && pipeline.statistics.memoryHits == 1)
-        #expect(pipeline.memoryCache.statistics.misses == 3 && pipeline.memoryCache.statistics.hits == 1)
+        #expect(pipeline.memoryStatistics.misses == 3 && pipeline.memoryStatistics.hits == 1)
         _ = try await pipeline.thumbnail(for: request("/a.jpg"))
         #expect(pipeline.statistics.memoryMisses == 3 && pipeline.statistics.memoryHits == 2)
-        #expect(pipeline.memoryCache.statistics.misses == 3 && pipeline.memoryCache.statistics.hits == 2)
+        #expect(pipeline.memoryStatistics.misses == 3 && pipeline.memoryStatistics.hits == 2)
     }
 
     @Test func aThumbnailFromTheDiskTierHasTheOriginalsFactsAndNoDecodeReport() async throws {

@@ -1,3 +1,5 @@
+import ThumbnailKit
+
 /// How a simulated user scrolls: a window of visible rows moving through the
 /// list at a steady speed, prefetching ahead of it.
 public struct ScrollScript: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import ThumbnailKit
+
 /// Replays a ``ScrollScript`` on a ``ListController`` in real time and
 /// reports what a user would have seen: for tests of the list machinery and
 /// for the memory benchmark.

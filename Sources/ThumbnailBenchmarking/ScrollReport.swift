@@ -1,3 +1,5 @@
+import ThumbnailKit
+
 /// What a simulated scroll saw: rows shown and cancelled, images right or
 /// wrong, how long rows waited for their image, and what it cost.
 public struct ScrollReport: Sendable {
