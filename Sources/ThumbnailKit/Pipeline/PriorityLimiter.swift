@@ -41,6 +41,13 @@ public final class PriorityLimiter: Sendable {
 
         var isEmpty: Bool { queues.values.allSatisfy(\.isEmpty) }
 
+        /// Takes a slot if one is free and nobody waits for it.
+        mutating func takeFreeSlot() -> Bool {
+            guard available > 0, isEmpty else { return false }
+            available -= 1
+            return true
+        }
+
         /// Removes and returns the next waiter to run.
         mutating func popNext() -> Waiter? {
             for priority in RequestPriority.allCases.reversed() {
@@ -105,21 +112,30 @@ public final class PriorityLimiter: Sendable {
     }
 
     private func acquire(priority: RequestPriority, id: UInt64) async throws {
-        let acquiredAtOnce = state.withLock { state in
-            guard state.available > 0, state.isEmpty else { return false }
-            state.available -= 1
-            return true
-        }
-        if acquiredAtOnce { return }
+        if takeFreeSlot() { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                state.withLock { $0.enqueue(Waiter(id: id, priority: priority, continuation: continuation)) }
-                // A cancellation that came before the enqueue found nothing to remove: leave now.
-                if Task.isCancelled { leave(id) }
+                // Looks for a free slot again under the same lock as the enqueue:
+                // a slot freed since the first look must not be missed.
+                let acquired = state.withLock { state in
+                    if state.takeFreeSlot() { return true }
+                    state.enqueue(Waiter(id: id, priority: priority, continuation: continuation))
+                    return false
+                }
+                if acquired {
+                    continuation.resume()
+                } else if Task.isCancelled {
+                    // A cancellation that came before the enqueue found nothing to remove: leave now.
+                    leave(id)
+                }
             }
         } onCancel: {
             leave(id)
         }
+    }
+
+    private func takeFreeSlot() -> Bool {
+        state.withLock { $0.takeFreeSlot() }
     }
 
     /// Takes a cancelled waiter out of the queue (if it is still there) and resumes it with `CancellationError`.

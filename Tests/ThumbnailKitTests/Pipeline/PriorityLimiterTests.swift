@@ -211,4 +211,38 @@ import TestSupport
         try await limiter.run(priority: .prefetch) { recorder.begin("after") }
         #expect(recorder.order == ["after"])
     }
+
+    /// Slots handed back while others ask for them are never lost: a release
+    /// that lands between a caller's "no slot free" and its joining the queue
+    /// must still reach it. Thousands of contended rounds, with a watchdog that
+    /// cancels the callers if they stop moving (a lost wake-up hangs them; the
+    /// limiter lost one before the free-slot check and the enqueue shared a lock).
+    @Test func noSlotIsLostWhenAReleaseRacesAnArrival() async throws {
+        let limiter = PriorityLimiter(limit: 1)
+        let rounds = 100_000, callers = 2
+        let completed = Recorder()
+        let work = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<callers {
+                    group.addTask {
+                        for _ in 0..<rounds {
+                            try await limiter.run(priority: .visible) { completed.end() }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // A stall is 200 looks in a row (10 s or more) with no round done. Counted in
+        // looks, not time, so a busy machine that runs nobody for a while is not one.
+        var last = -1, looksWithoutProgress = 0
+        while completed.finished < rounds * callers, looksWithoutProgress < 200 {
+            looksWithoutProgress = completed.finished == last ? looksWithoutProgress + 1 : 0
+            last = completed.finished
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        work.cancel()
+        _ = await work.result
+        #expect(completed.finished == rounds * callers, "stalled with \(limiter.waitingCount) waiting")
+    }
 }
