@@ -44,10 +44,18 @@ import Testing
     @Test func aProgressiveJPEGThatNeedsMoreWorkingMemoryThanAllowedIsRefused() throws {
         let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
         let tight = DecodingLimits(maxDecoderMemory: 1 << 20)
-        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 1 MiB working memory")) { try ThumbnailDecoder(limits: tight).decode(contentsOfFile: photo.path) }
-        // A baseline JPEG streams: the same budget is plenty.
+        // libjpeg keeps all 64 coefficients of every block of a progressive file: more than 1 MiB here.
+        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 1 MiB working memory")) {
+            try ThumbnailDecoder(limits: tight, progressivePath: .skippingScans).decode(contentsOfFile: photo.path)
+        }
+        // The DC-only path keeps one per block: the same budget is plenty, as it is for a baseline JPEG, which streams.
+        #expect(try ThumbnailDecoder(limits: tight).decode(contentsOfFile: photo.path).report?.jpegPath == .dcOnly)
         let baseline = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "baseline"))
         #expect(try ThumbnailDecoder(limits: tight).decode(contentsOfFile: baseline.path).width == 256)
+        // Under a budget its DC planes (144 KiB) exceed, it leaves the file to libjpeg, which refuses it as before.
+        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 0.1 MiB working memory")) {
+            try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: 64 << 10)).decode(contentsOfFile: photo.path)
+        }
     }
 
     /// Counts a decode's checkpoints; at the chosen one, runs an action on
