@@ -208,6 +208,8 @@ typedef struct ct_jpeg_dc_frame {
     J_COLOR_SPACE color_space;
     /** An Adobe marker was seen: CMYK values are stored inverted. */
     int inverted_cmyk;
+    /** Output the luma alone, as gray. */
+    int luma_only;
     ct_jpeg_dc_component components[4];
 } ct_jpeg_dc_frame;
 

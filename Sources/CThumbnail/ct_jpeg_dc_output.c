@@ -95,7 +95,7 @@ static void ct_dc_component_row(const ct_jpeg_dc_frame *frame, const ct_jpeg_dc_
 ct_status ct_jpeg_dc_render(const ct_jpeg_dc_frame *frame, const ct_jpeg_dc_planes *planes, ct_alloc *alloc,
                             const ct_cancel_token *cancel, ct_resampler *resampler, ct_error *error) {
     uint32_t width = frame->output_width;
-    int count = frame->component_count;
+    int count = frame->luma_only ? 1 : frame->component_count;
     /* One row per component, then the converted row (4 bytes a pixel, for CMYK before its conversion). */
     uint8_t *rows = ct_alloc_bytes(alloc, (size_t)width * (size_t)(count + 4));
     if (rows == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for JPEG rows");
@@ -110,7 +110,7 @@ ct_status ct_jpeg_dc_render(const ct_jpeg_dc_frame *frame, const ct_jpeg_dc_plan
         for (int c = 0; c < count; c++) ct_dc_component_row(frame, planes, c, y, component_rows[c]);
         const uint8_t *c0 = component_rows[0], *c1 = component_rows[1], *c2 = component_rows[2],
                       *c3 = component_rows[3];
-        switch (frame->color_space) {
+        switch (frame->luma_only ? JCS_GRAYSCALE : frame->color_space) {
         case JCS_GRAYSCALE:
             memcpy(out, c0, width);
             break;

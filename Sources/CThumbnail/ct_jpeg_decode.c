@@ -155,6 +155,12 @@ static ct_status ct_jpeg_configure(ct_jpeg_decoder *d, const ct_decode_options *
         d->layout = CT_LAYOUT_GRAY;
         break;
     case JCS_YCbCr:
+        if (options->jpeg_luma_only) {
+            cinfo->out_color_space = JCS_GRAYSCALE;
+            d->layout = CT_LAYOUT_GRAY;
+            break;
+        }
+        /* fall through */
     case JCS_RGB:
         cinfo->out_color_space = JCS_EXT_RGB; /* 3 bytes: less to write and filter than RGBA */
         d->layout = CT_LAYOUT_RGB;
@@ -396,6 +402,7 @@ static void ct_jpeg_describe_frame(const ct_jpeg_decoder *d, ct_jpeg_dc_frame *f
     frame->component_count = cinfo->num_components;
     frame->color_space = cinfo->jpeg_color_space;
     frame->inverted_cmyk = cinfo->saw_Adobe_marker;
+    frame->luma_only = cinfo->jpeg_color_space == JCS_YCbCr && d->layout == CT_LAYOUT_GRAY;
     for (int i = 0; i < cinfo->num_components; i++) {
         const jpeg_component_info *info = &cinfo->comp_info[i];
         ct_jpeg_dc_component *component = &frame->components[i];

@@ -148,6 +148,11 @@ typedef struct ct_decode_options {
      * from its DC values (libjpeg reads AC terms for it).
      */
     uint8_t progressive_dc_decoding;
+    /**
+     * Nonzero: a YCbCr JPEG decodes its luma (Y) alone, into a gray thumbnail.
+     * Other colour spaces, and PNGs, are unaffected.
+     */
+    uint8_t jpeg_luma_only;
     /** May be NULL. Checked between scanline batches. */
     const ct_cancel_token *cancel;
 } ct_decode_options;

@@ -22,6 +22,9 @@ public struct ThumbnailDecoder: Sendable {
     /// the decode falls back to the one before it. Default: ``JPEGDecodePath/dcOnly``,
     /// which at 1/8 needs 2 bytes per 8×8 block where libjpeg needs 128.
     public var progressivePath: JPEGDecodePath
+    /// Decode a YCbCr JPEG's luma alone, as a gray thumbnail (for the tests that
+    /// compare decode paths plane by plane). Default: `false`.
+    package var decodesLumaOnly = false
 
     public init(size: ThumbnailSize = .fit(256), limits: DecodingLimits = .default,
                 appliesOrientation: Bool = true, progressivePath: JPEGDecodePath = .dcOnly) {
@@ -99,6 +102,7 @@ public struct ThumbnailDecoder: Sendable {
         options.apply_orientation = appliesOrientation ? 1 : 0
         options.progressive_scan_skipping = progressivePath == .libjpeg ? 0 : 1
         options.progressive_dc_decoding = progressivePath == .dcOnly ? 1 : 0
+        options.jpeg_luma_only = decodesLumaOnly ? 1 : 0
         var thumbnail = ct_thumbnail()
         var error = ct_error()
         let status = withExtendedLifetime(cancellation) {

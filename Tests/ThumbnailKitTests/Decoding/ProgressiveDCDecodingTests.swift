@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import ThumbnailKit
+
+/// The DC-only path for progressive JPEGs at 1/8 against libjpeg's own decode
+/// of the same file at 1/8 (the scan-skipping path, whose output is libjpeg's
+/// full decode), on every progressive JPEG in TestImages/ and ../shared/corpora.
+@Suite struct ProgressiveDCDecodingTests {
+    /// A progressive file and what its frame header says.
+    struct Sample: CustomStringConvertible, Sendable {
+        let path: String
+        let name: String
+        let width: Int, height: Int
+        /// Sampling factors (h, v) per component.
+        let sampling: [[Int]]
+        var description: String { name }
+
+        /// Every component at the same sampling: libjpeg decodes each from its DC alone at 1/8, as we do.
+        var componentsShareSampling: Bool { Set(sampling).count == 1 }
+        /// A box whose thumbnail is the 1/8 image itself, so the area filter averages nothing away.
+        var oneEighth: ThumbnailSize { .fit(width: (width + 7) / 8, height: (height + 7) / 8) }
+    }
+
+    /// The frame header of a progressive Huffman JPEG (SOF2), or `nil` for anything else.
+    static func progressiveFrame(of bytes: [UInt8]) -> (width: Int, height: Int, sampling: [[Int]])? {
+        var index = 2
+        while index + 9 < bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            if marker == 0xC2 {
+                let height = Int(bytes[index + 5]) << 8 | Int(bytes[index + 6])
+                let width = Int(bytes[index + 7]) << 8 | Int(bytes[index + 8])
+                let count = Int(bytes[index + 9])
+                guard index + 10 + 3 * count <= bytes.count else { return nil }
+                let sampling = (0..<count).map { c in
+                    let factors = Int(bytes[index + 11 + 3 * c])
+                    return [factors >> 4, factors & 15]
+                }
+                return (width, height, sampling)
+            }
+            if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xCC { return nil }
+            index += 2 + length
+        }
+        return nil
+    }
+
+    static let samples: [Sample] = {
+        var paths = TestImagesManifest.entries.filter { $0.format == "jpeg" }.map { ($0.path, $0.name) }
+        if let corpora = Fixtures.corpora, let files = FileManager.default.enumerator(atPath: corpora.path) {
+            for case let file as String in files where file.hasSuffix(".jpg") || file.hasSuffix(".jpeg") {
+                paths.append((corpora.appendingPathComponent(file).path, file))
+            }
+        }
+        return paths.sorted { $0.1 < $1.1 }.compactMap { path, name in
+            guard let bytes = try? Fixtures.bytes(atPath: path), let frame = progressiveFrame(of: bytes) else { return nil }
+            return Sample(path: path, name: name, width: frame.width, height: frame.height, sampling: frame.sampling)
+        }
+    }()
+
+    /// The files both paths decode at 1/8.
+    static let decodable: [Sample] = samples.filter { sample in
+        (try? ThumbnailDecoder(size: sample.oneEighth, progressivePath: .skippingScans).decode(contentsOfFile: sample.path)) != nil
+    }
+
+    func decoders(for sample: Sample, lumaOnly: Bool) -> (dcOnly: ThumbnailDecoder, libjpeg: ThumbnailDecoder) {
+        var dcOnly = ThumbnailDecoder(size: sample.oneEighth, appliesOrientation: false, progressivePath: .dcOnly)
+        dcOnly.decodesLumaOnly = lumaOnly
+        var libjpeg = dcOnly
+        libjpeg.progressivePath = .skippingScans
+        return (dcOnly, libjpeg)
+    }
+
+    @Test func thereAreProgressiveFilesOfEveryKindToCompare() {
+        #expect(Self.decodable.count >= 4, "\(Self.decodable)")
+        #expect(Self.decodable.contains { $0.sampling.count == 1 }, "a gray file")
+        #expect(Self.decodable.contains { $0.sampling.count == 3 && $0.componentsShareSampling }, "a 4:4:4 file")
+        #expect(Self.decodable.contains { $0.sampling.count == 3 && !$0.componentsShareSampling }, "a subsampled file")
+    }
+
+    @Test(arguments: decodable)
+    func theLumaPlaneIsLibjpegsOneEighthDecode(sample: Sample) throws {
+        let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: true)
+        let ours = try dcOnly.decode(contentsOfFile: sample.path)
+        let reference = try libjpeg.decode(contentsOfFile: sample.path)
+        #expect(ours.report?.jpegPath == .dcOnly)
+        #expect(ours.width == reference.width && ours.height == reference.height)
+        #expect(ours.maximumDifference(from: reference) == 0, "\(sample)")
+    }
+
+    /// Colour: identical where libjpeg also decodes every component from its DC
+    /// alone; where it reads AC terms for the chroma (4:2:0 at 1/8) ours is
+    /// interpolated from the DC, and the figures are printed.
+    @Test(arguments: decodable)
+    func colourMatchesLibjpegWhereItAlsoUsesTheDCAlone(sample: Sample) throws {
+        let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: false)
+        let ours = try dcOnly.decode(contentsOfFile: sample.path)
+        let reference = try libjpeg.decode(contentsOfFile: sample.path)
+        let psnr = ours.peakSignalToNoiseRatio(against: reference)
+        let memory = "\(ours.report?.peakDecodeBytes ?? 0) B against libjpeg's \(reference.report?.peakDecodeBytes ?? 0) B"
+        print("DC-only vs libjpeg at 1/8: \(sample.name) \(sample.width)×\(sample.height) sampling \(sample.sampling): "
+              + "RGB PSNR \(psnr.isInfinite ? "∞ (identical)" : String(format: "%.2f dB", psnr)), "
+              + "max difference \(ours.maximumDifference(from: reference)); decode memory \(memory)")
+        if sample.componentsShareSampling {
+            #expect(ours.maximumDifference(from: reference) == 0, "\(sample)")
+        }
+    }
+}
+
+extension Thumbnail {
+    /// PSNR over the colour channels against another thumbnail of the same size; infinite when identical.
+    func peakSignalToNoiseRatio(against other: Thumbnail) -> Double {
+        precondition(width == other.width && height == other.height)
+        var squares = 0.0, count = 0
+        for (index, (a, b)) in zip(pixels, other.pixels).enumerated() where index % 4 != 3 {
+            squares += Double((Int(a) - Int(b)) * (Int(a) - Int(b)))
+            count += 1
+        }
+        return squares == 0 ? .infinity : 10 * log10(255 * 255 / (squares / Double(count)))
+    }
+}
