@@ -105,6 +105,53 @@ import Testing
             #expect(ours.maximumDifference(from: reference) == 0, "\(sample)")
         }
     }
+
+    /// Files libjpeg refuses only for damage inside AC scans that it reads at
+    /// 1/8 (4:2:0 chroma) and the DC-only path never decodes: it accepts them.
+    static let acceptedDespiteACDamage: Set<String> = [
+        "jpeg-decoder/crashtest/subtract-with-overflow.jpg",  // a bad Huffman code in a chroma AC scan
+    ]
+
+    /// Every progressive file, broken ones included: the DC-only path gives the
+    /// scan-skipping path's outcome at 1/8, error for error.
+    @Test(arguments: samples)
+    func everyFileGetsTheOutcomeItGetsFromLibjpeg(sample: Sample) throws {
+        let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: true)
+        let ours = Result { try dcOnly.decode(contentsOfFile: sample.path) }
+        let reference = Result { try libjpeg.decode(contentsOfFile: sample.path) }
+        switch (ours, reference) {
+        case let (.success(a), .success(b)):
+            #expect(a.maximumDifference(from: b) == 0, "\(sample)")
+        case let (.failure(a), .failure(b)):
+            #expect("\(a)" == "\(b)", "\(sample)")
+        case (.success, .failure):
+            #expect(Self.acceptedDespiteACDamage.contains(sample.name), "\(sample): \(reference)")
+        case let (.failure(error), .success):
+            Issue.record("\(sample): the DC-only path refused what libjpeg decodes: \(error)")
+        }
+    }
+
+    /// The bound the DC-only path promises: one int16 per block per component
+    /// (MCU padding included), the thumbnail, and a fixed margin for its rows,
+    /// the area filter and libjpeg's header state. libjpeg's own decode of the
+    /// same file needs 64 coefficients per block.
+    @Test func decodeMemoryIsTwoBytesPerBlockPlusTheThumbnail() throws {
+        let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
+        let bytes = try Fixtures.bytes(atPath: photo.path)
+        let frame = try #require(Self.progressiveFrame(of: bytes))
+        let maxH = frame.sampling.map { $0[0] }.max()!, maxV = frame.sampling.map { $0[1] }.max()!
+        let mcusPerRow = (frame.width + 8 * maxH - 1) / (8 * maxH), mcuRows = (frame.height + 8 * maxV - 1) / (8 * maxV)
+        let blocks = frame.sampling.reduce(0) { $0 + mcusPerRow * $1[0] * mcuRows * $1[1] }
+        let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(bytes)
+        let report = try #require(thumbnail.report)
+        let margin = 64 << 10
+        let bound = blocks * 2 + thumbnail.width * thumbnail.height * 4 + margin
+        print("DC-only decode of \(photo.name): \(report.peakDecodeBytes) B, bound \(bound) B (\(blocks) blocks)")
+        #expect(report.jpegPath == .dcOnly)
+        #expect(report.peakDecodeBytes <= bound)
+        let libjpeg = try ThumbnailDecoder(size: .fit(256), progressivePath: .skippingScans).decode(bytes)
+        #expect(try #require(libjpeg.report).peakDecodeBytes > blocks * 64 * 2, "libjpeg keeps every coefficient")
+    }
 }
 
 extension Thumbnail {
