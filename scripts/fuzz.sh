@@ -43,6 +43,6 @@ for format in "${formats[@]}"; do
         status=1
         echo "fuzz: $format FOUND A PROBLEM, see $log and $findings/" >&2
     fi
-    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE" "$log" | sed "s/^/fuzz: $format: /" >&2 || true
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE|^fuzz: JPEG decodes" "$log" | sed "s/^/fuzz: $format: /" >&2 || true
 done
 exit "$status"
