@@ -106,6 +106,22 @@ import Testing
         }
     }
 
+    /// The DC-only path runs at 1/8 only. At 1/4 libjpeg decodes every scan (its
+    /// 2×2 IDCT reads every band of the standard scan script), and a decoder told
+    /// to stop short of the DC-only path takes the scan-skipping one at 1/8.
+    @Test func onlyAOneEighthDecodeTakesTheDCOnlyPath() throws {
+        let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
+        let header = try #require(photo.header)
+        let paths = try [256, header.width / 8 + 1].map { box in
+            try ThumbnailDecoder(size: .fit(box)).decode(contentsOfFile: photo.path).report?.jpegPath
+        }
+        #expect(paths == [.dcOnly, .libjpeg])
+        let stoppedShort = try ThumbnailDecoder(size: .fit(256), progressivePath: .skippingScans).decode(contentsOfFile: photo.path)
+        #expect(stoppedShort.report?.jpegPath == .skippingScans)
+        let baseline = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "baseline"))
+        #expect(try ThumbnailDecoder(size: .fit(64)).decode(contentsOfFile: baseline.path).report?.jpegPath == .libjpeg)
+    }
+
     /// Files libjpeg refuses only for damage inside AC scans that it reads at
     /// 1/8 (4:2:0 chroma) and the DC-only path never decodes: it accepts them.
     static let acceptedDespiteACDamage: Set<String> = [
