@@ -18,6 +18,12 @@ import Testing
 
         /// Every component at the same sampling: libjpeg decodes each from its DC alone at 1/8, as we do.
         var componentsShareSampling: Bool { Set(sampling).count == 1 }
+        /// A gray or YCbCr file whose luma has the most samples (every usual encoder's choice): libjpeg
+        /// decodes the luma with its 1×1 IDCT at 1/8, from the DC alone. (YCCK and CMYK have no
+        /// luma-only decode; a component with fewer samples than another gets libjpeg's 2×2 IDCT.)
+        var lumaComesFromItsDCAlone: Bool {
+            sampling.count != 4 && sampling[0] == [sampling.map { $0[0] }.max()!, sampling.map { $0[1] }.max()!]
+        }
         /// A box whose thumbnail is the 1/8 image itself, so the area filter averages nothing away.
         var oneEighth: ThumbnailSize { .fit(width: (width + 7) / 8, height: (height + 7) / 8) }
     }
@@ -76,9 +82,10 @@ import Testing
         #expect(Self.decodable.contains { $0.sampling.count == 1 }, "a gray file")
         #expect(Self.decodable.contains { $0.sampling.count == 3 && $0.componentsShareSampling }, "a 4:4:4 file")
         #expect(Self.decodable.contains { $0.sampling.count == 3 && !$0.componentsShareSampling }, "a subsampled file")
+        #expect(Self.decodable.filter(\.lumaComesFromItsDCAlone).count >= 30)
     }
 
-    @Test(arguments: decodable)
+    @Test(arguments: decodable.filter(\.lumaComesFromItsDCAlone))
     func theLumaPlaneIsLibjpegsOneEighthDecode(sample: Sample) throws {
         let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: true)
         let ours = try dcOnly.decode(contentsOfFile: sample.path)
@@ -129,15 +136,15 @@ import Testing
     ]
 
     /// Every progressive file, broken ones included: the DC-only path gives the
-    /// scan-skipping path's outcome at 1/8, error for error.
+    /// scan-skipping path's outcome at 1/8, error for error (pixels: the tests above).
     @Test(arguments: samples)
     func everyFileGetsTheOutcomeItGetsFromLibjpeg(sample: Sample) throws {
-        let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: true)
+        let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: false)
         let ours = Result { try dcOnly.decode(contentsOfFile: sample.path) }
         let reference = Result { try libjpeg.decode(contentsOfFile: sample.path) }
         switch (ours, reference) {
-        case let (.success(a), .success(b)):
-            #expect(a.maximumDifference(from: b) == 0, "\(sample)")
+        case (.success, .success):
+            break
         case let (.failure(a), .failure(b)):
             #expect("\(a)" == "\(b)", "\(sample)")
         case (.success, .failure):
