@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Where libxml2's headers are, for the targets that include them (CLazyLibXML2, and ThumbnailFeeds,
+/// whose XML parser uses libxml2's types). pkg-config knows too, but SwiftPM would then also link
+/// libxml2 (see CLibXML2). Relative to the sysroot: / here, the SDK on macOS. These are unsafeFlags,
+/// so they stay out of the library products (ThumbnailKit, ThumbnailHTTP): SwiftPM refuses a
+/// versioned dependency on a product that has any. Tools that load ThumbnailFeeds without building
+/// it are not given them (scripts/public-api.sh sets CPATH for the symbol graph extractor).
+let libxml2Headers = ["-iwithsysroot", "/usr/include/libxml2"]
+
 let package = Package(
     name: "Thumbnailer",
     platforms: [.macOS(.v15)],
@@ -26,17 +34,29 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
-        // libcurl: the HTTP transport (CFetch) and its URL API (relative references, host checks).
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        // libcurl's headers: the HTTP transport (CFetch) and its URL API (relative references, host
+        // checks). Only the headers: libcurl is not linked but loaded on first use (CLazyCurl), so
+        // no pkgConfig, whose `--libs` would link it into every process. curl.h is on the compiler's
+        // own path (Debian and Ubuntu: /usr/include/<arch>/curl; macOS: the SDK).
+        .systemLibrary(name: "CCurl"),
+        // libxml2's headers, for its SAX2 parser (RSS and Atom). Only the headers, for the same
+        // reason: libxml2 is loaded on first use (CLazyLibXML2). They are in a directory of their
+        // own, which the targets that include them add (`libxml2Headers`).
+        .systemLibrary(name: "CLibXML2"),
+        // Opens a shared library on first use and resolves the functions a caller lists.
+        .target(
+            name: "CLazyLibrary"
         ),
-        // libxml2's SAX2 parser, for RSS and Atom (the same libxml2 FoundationXML wraps).
-        .systemLibrary(
-            name: "CLibXML2",
-            pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        // libcurl's functions, from libcurl.so.4 opened on first use: an HTTP client or a URL.
+        .target(
+            name: "CLazyCurl",
+            dependencies: ["CCurl", "CLazyLibrary"]
+        ),
+        // libxml2's functions, from libxml2.so.2 opened on first use: an XML feed.
+        .target(
+            name: "CLazyLibXML2",
+            dependencies: ["CLibXML2", "CLazyLibrary"],
+            cSettings: [.unsafeFlags(libxml2Headers)]
         ),
         // GNU Nettle, for SHA-256 (cache file names and checksums): small, so it
         // costs a process next to nothing to load (OpenSSL's libcrypto cost 3.8 ms).
@@ -50,10 +70,10 @@ let package = Package(
             name: "CThumbnail",
             dependencies: ["CJPEG", "CPNG"]
         ),
-        // The only code that includes curl.h: bounded HTTP transfers on one I/O thread.
+        // Bounded HTTP transfers on one I/O thread, on libcurl's multi interface.
         .target(
             name: "CFetch",
-            dependencies: ["CCurl"]
+            dependencies: ["CLazyCurl"]
         ),
         // Decoding, caches and the pipeline. Foundation-free: a process that
         // only makes thumbnails does not pay Foundation's start-up.
@@ -77,7 +97,8 @@ let package = Package(
         // for resolving image URLs.
         .target(
             name: "ThumbnailFeeds",
-            dependencies: ["CLibXML2", "CCurl"]
+            dependencies: ["CLazyLibXML2", "CLazyCurl"],
+            swiftSettings: [.unsafeFlags(libxml2Headers.flatMap { ["-Xcc", $0] })]
         ),
         // The terminal list front end's pieces: thumbnails as half-block cells,
         // a diffing screen buffer, key decoding, layout. No Foundation.

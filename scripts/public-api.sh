@@ -5,6 +5,10 @@
 # (--list also prints each public type).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# libxml2's headers: the build finds them through unsafeFlags (libxml2Headers in Package.swift), which
+# the symbol graph extractor is not given, and it loads ThumbnailFeeds' internal imports.
+sdk=$(xcrun --show-sdk-path 2>/dev/null || true)
+export CPATH="$sdk/usr/include/libxml2${CPATH:+:$CPATH}"
 log=$(swift package dump-symbol-graph --minimum-access-level public 2>&1) || { echo "$log" >&2; exit 1; }
 python3 - "$(swift build --show-bin-path 2>/dev/null)/../symbolgraph" "$@" <<'PY'
 import glob, json, os, sys

@@ -1,5 +1,6 @@
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
-/* libcurl's URL API (curl_url_*) for Swift; the transport itself lives in CFetch. */
+/* libcurl's types and constants. No `link` in the module map: libcurl is loaded on first use, and
+   its functions are called through CLazyCurl's table. */
 #include <curl/curl.h>
 #endif

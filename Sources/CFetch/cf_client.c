@@ -8,9 +8,15 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "cf_internal.h"
+#include "lazy_curl.h"
+
+/*
+ * libcurl's functions (lazy_curl.h): libcurl is opened when the first client is created, not when
+ * the process starts. Set once, by cf_global_init under pthread_once, before the first client
+ * exists; every other use is on a client or one of its transfers, so after it.
+ */
+static const lazy_curl *libcurl;
 
 /* ---- transfers ---- */
 
@@ -52,8 +58,8 @@ static void cf_free_head(cf_transfer *t) {
 
 static void cf_transfer_free(cf_transfer *t) {
     if (t == NULL) return;
-    if (t->easy != NULL) curl_easy_cleanup(t->easy);
-    curl_slist_free_all(t->headers);
+    if (t->easy != NULL) libcurl->curl_easy_cleanup(t->easy);
+    libcurl->curl_slist_free_all(t->headers);
     cf_free_head(t);
     free(t->redirect_target);
     free(t);
@@ -117,7 +123,7 @@ static size_t cf_on_header(char *line, size_t size, size_t count, void *userdata
 
 static int64_t cf_content_length(cf_transfer *t) {
     curl_off_t length = -1;
-    if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) != CURLE_OK || length < 0)
+    if (libcurl->curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) != CURLE_OK || length < 0)
         return t->announced_length;
     return length;
 }
@@ -127,7 +133,7 @@ static int cf_respond(cf_transfer *t) {
     if (t->responded) return 0;
     t->responded = 1;
     long status = 0;
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    libcurl->curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
     cf_response response = {
         .status = status,
         .content_length = cf_content_length(t),
@@ -196,7 +202,7 @@ static curl_socket_t cf_open_socket(void *userdata, curlsocktype purpose, struct
 static int cf_configure(cf_transfer *t, const cf_request *request, const cf_client_options *options) {
     CURL *e = t->easy;
     int failed = 0;
-#define CF_SET(option, value) failed |= curl_easy_setopt(e, option, value) != CURLE_OK
+#define CF_SET(option, value) failed |= libcurl->curl_easy_setopt(e, option, value) != CURLE_OK
     CF_SET(CURLOPT_URL, request->url);
     CF_SET(CURLOPT_PROTOCOLS_STR, "http,https");
     CF_SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -230,12 +236,12 @@ static int cf_configure(cf_transfer *t, const cf_request *request, const cf_clie
         char *header = malloc(length);
         if (header == NULL) return 1;
         snprintf(header, length, "%s%s", conditions[i][0], conditions[i][1]);
-        struct curl_slist *list = curl_slist_append(t->headers, header);
+        struct curl_slist *list = libcurl->curl_slist_append(t->headers, header);
         free(header);
         if (list == NULL) return 1;
         t->headers = list;
     }
-    if (t->headers != NULL) failed |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers) != CURLE_OK;
+    if (t->headers != NULL) failed |= libcurl->curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers) != CURLE_OK;
     return failed;
 }
 
@@ -264,13 +270,29 @@ struct cf_client {
 };
 
 static pthread_once_t cf_global_once = PTHREAD_ONCE_INIT;
-static CURLcode cf_global_status = CURLE_OK;
+/* Why no client can be created, when libcurl could not be loaded or set up. */
+static char cf_global_error[512];
 
-static void cf_global_init(void) { cf_global_status = curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Loads libcurl and sets it up, once per process: curl_global_init is not thread-safe. */
+static void cf_global_init(void) {
+    const char *reason = "";
+    const lazy_curl *functions = lazy_curl_load(&reason);
+    if (functions == NULL) {
+        snprintf(cf_global_error, sizeof cf_global_error, "%s", reason);
+        return;
+    }
+    CURLcode status = functions->curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (status != CURLE_OK) {
+        snprintf(cf_global_error, sizeof cf_global_error, "libcurl failed to initialise: %s",
+                 functions->curl_easy_strerror(status));
+        return;
+    }
+    libcurl = functions;
+}
 
 static void cf_complete(cf_transfer *t, cf_outcome outcome, const char *message) {
     long status = 0;
-    if (t->easy != NULL) curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (t->easy != NULL) libcurl->curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
     int carries_target = outcome == CF_REDIRECT_REFUSED || outcome == CF_TOO_MANY_REDIRECTS;
     cf_result result = {
         .outcome = outcome,
@@ -318,19 +340,19 @@ static int cf_should_retry_fresh(cf_transfer *t, CURLcode code) {
         return 0;
     if (code == CURLE_UNSUPPORTED_PROTOCOL && (t->location != NULL || t->redirect_target != NULL)) return 0;
     long new_connections = -1;
-    curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &new_connections);
+    libcurl->curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &new_connections);
     return new_connections == 0;
 }
 
 static void cf_finish(cf_client *client, cf_transfer *t, CURLcode code) {
     if (cf_should_retry_fresh(t, code)) {
-        curl_multi_remove_handle(client->multi, t->easy);
+        libcurl->curl_multi_remove_handle(client->multi, t->easy);
         t->retried_fresh = 1;
         t->header_bytes = 0;
         t->error[0] = '\0';
         cf_free_head(t);
-        curl_easy_setopt(t->easy, CURLOPT_FRESH_CONNECT, 1L);
-        if (curl_multi_add_handle(client->multi, t->easy) == CURLM_OK) return;
+        libcurl->curl_easy_setopt(t->easy, CURLOPT_FRESH_CONNECT, 1L);
+        if (libcurl->curl_multi_add_handle(client->multi, t->easy) == CURLM_OK) return;
     }
     for (cf_transfer **link = &client->running; *link != NULL; link = &(*link)->next) {
         if (*link == t) {
@@ -338,9 +360,9 @@ static void cf_finish(cf_client *client, cf_transfer *t, CURLcode code) {
             break;
         }
     }
-    curl_multi_remove_handle(client->multi, t->easy);
+    libcurl->curl_multi_remove_handle(client->multi, t->easy);
     if (code == CURLE_OK && t->stopped_because == CF_DONE) cf_respond(t); /* a response without a body */
-    const char *message = t->error[0] != '\0' ? t->error : curl_easy_strerror(code);
+    const char *message = t->error[0] != '\0' ? t->error : libcurl->curl_easy_strerror(code);
     cf_complete(t, cf_outcome_of(t, code), message);
     cf_transfer_free(t);
 }
@@ -356,7 +378,7 @@ static void cf_run_command(cf_client *client, cf_command *command) {
     switch (command->kind) {
     case CF_COMMAND_START:
         t = command->transfer;
-        if (curl_multi_add_handle(client->multi, t->easy) != CURLM_OK) {
+        if (libcurl->curl_multi_add_handle(client->multi, t->easy) != CURLM_OK) {
             cf_complete(t, CF_NETWORK, "could not add the transfer to libcurl's multi handle");
             cf_transfer_free(t);
             return;
@@ -375,7 +397,7 @@ static void cf_run_command(cf_client *client, cf_command *command) {
         if (t == NULL || !t->paused) return;
         t->paused = 0;
         /* May call cf_on_body at once, which may pause again. */
-        curl_easy_pause(t->easy, CURLPAUSE_CONT);
+        libcurl->curl_easy_pause(t->easy, CURLPAUSE_CONT);
         return;
     }
 }
@@ -407,16 +429,16 @@ static void *cf_io_thread(void *argument) {
         }
         if (stopping) break;
         int active = 0;
-        curl_multi_perform(client->multi, &active);
+        libcurl->curl_multi_perform(client->multi, &active);
         CURLMsg *message;
         int queued;
-        while ((message = curl_multi_info_read(client->multi, &queued)) != NULL) {
+        while ((message = libcurl->curl_multi_info_read(client->multi, &queued)) != NULL) {
             if (message->msg != CURLMSG_DONE) continue;
             cf_transfer *t = NULL;
-            curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+            libcurl->curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, (char **)&t);
             if (t != NULL) cf_finish(client, t, message->data.result);
         }
-        curl_multi_poll(client->multi, NULL, 0, 1000, NULL);
+        libcurl->curl_multi_poll(client->multi, NULL, 0, 1000, NULL);
     }
     while (client->running != NULL) {
         cf_transfer *t = client->running;
@@ -432,13 +454,13 @@ static void cf_post(cf_client *client, cf_command *command) {
     else client->commands_head = command;
     client->commands_tail = command;
     pthread_mutex_unlock(&client->lock);
-    curl_multi_wakeup(client->multi);
+    libcurl->curl_multi_wakeup(client->multi);
 }
 
 cf_client *cf_client_create(const cf_client_options *options, char *error, size_t error_size) {
     pthread_once(&cf_global_once, cf_global_init);
-    if (cf_global_status != CURLE_OK) {
-        snprintf(error, error_size, "libcurl failed to initialise: %s", curl_easy_strerror(cf_global_status));
+    if (libcurl == NULL) {
+        snprintf(error, error_size, "%s", cf_global_error);
         return NULL;
     }
     cf_client *client = calloc(1, sizeof *client);
@@ -448,7 +470,7 @@ cf_client *cf_client_create(const cf_client_options *options, char *error, size_
     }
     client->options = *options;
     client->next_id = 1;
-    client->multi = curl_multi_init();
+    client->multi = libcurl->curl_multi_init();
     if (client->multi == NULL) {
         free(client);
         snprintf(error, error_size, "libcurl could not create a multi handle");
@@ -457,7 +479,7 @@ cf_client *cf_client_create(const cf_client_options *options, char *error, size_
     pthread_mutex_init(&client->lock, NULL);
     int started = pthread_create(&client->thread, NULL, cf_io_thread, client);
     if (started != 0) {
-        curl_multi_cleanup(client->multi);
+        libcurl->curl_multi_cleanup(client->multi);
         pthread_mutex_destroy(&client->lock);
         free(client);
         snprintf(error, error_size, "cannot start the I/O thread: %s", strerror(started));
@@ -471,9 +493,9 @@ void cf_client_destroy(cf_client *client) {
     pthread_mutex_lock(&client->lock);
     client->stopping = 1;
     pthread_mutex_unlock(&client->lock);
-    curl_multi_wakeup(client->multi);
+    libcurl->curl_multi_wakeup(client->multi);
     pthread_join(client->thread, NULL);
-    curl_multi_cleanup(client->multi);
+    libcurl->curl_multi_cleanup(client->multi);
     pthread_mutex_destroy(&client->lock);
     free(client);
 }
@@ -484,7 +506,7 @@ uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_
         return 0;
     cf_transfer *t = calloc(1, sizeof *t);
     cf_command *command = calloc(1, sizeof *command);
-    if (t == NULL || command == NULL || (t->easy = curl_easy_init()) == NULL) {
+    if (t == NULL || command == NULL || (t->easy = libcurl->curl_easy_init()) == NULL) {
         free(command);
         free(t);
         return 0;
@@ -494,7 +516,7 @@ uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_
     t->announced_length = -1;
     t->max_bytes = request->max_bytes > 0 ? request->max_bytes : INT64_MAX;
     if (cf_configure(t, request, &client->options) != 0
-        || curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (char *)t) != CURLE_OK) {
+        || libcurl->curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (char *)t) != CURLE_OK) {
         cf_transfer_free(t);
         free(command);
         return 0;

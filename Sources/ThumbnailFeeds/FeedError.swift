@@ -18,6 +18,10 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case unrecognized(reason: String)
     /// The feed names no image URL at all.
     case noImages
+    /// A library that reading this feed needs, libxml2 (XML) or libcurl (web URLs), could not be loaded,
+    /// e.g. "libxml2 (libxml2.so.2) could not be loaded: libxml2.so.2: cannot open shared object file: No such
+    /// file or directory". Both are loaded when first needed, not when the process starts.
+    case libraryUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -35,6 +39,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             "not a feed: \(reason)"
         case .noImages:
             "the feed names no images: no item has an image URL"
+        case .libraryUnavailable(let reason):
+            reason
         }
     }
 }

@@ -46,7 +46,8 @@ public struct FeedParser: Sendable {
     ///   - source: Where the document came from: an `http(s)://` URL, a `file://` URL, or a path (relative
     ///     ones are taken from the current directory). Relative image URLs resolve against it.
     /// - Throws: `FeedError`: malformed JSON or XML with the line and column, an unexpected structure with
-    ///   its JSON path, an unrecognised format, refused XML, or `noImages` when no item names an image.
+    ///   its JSON path, an unrecognised format, refused XML, `noImages` when no item names an image, or
+    ///   `libraryUnavailable` when libxml2 (for XML) or libcurl (for web URLs) cannot be loaded.
     public func parse(_ bytes: [UInt8], source: String) throws(FeedError) -> Feed {
         let origin = try FeedSource(source, currentDirectory: Self.currentDirectory)
         let document = try read(bytes)
@@ -88,7 +89,8 @@ public struct FeedParser: Sendable {
         var namesAnImage = false
         for entry in document.entries {
             var urls: [String] = []
-            for resolution in entry.imageReferences.compactMap(origin.resolve) {
+            for reference in entry.imageReferences {
+                guard let resolution = try origin.resolve(reference) else { continue }
                 namesAnImage = true
                 switch resolution {
                 case .accepted(let url):

@@ -40,7 +40,8 @@ struct FeedSource {
         let lowercased = source.lowercased()
         let path: [UInt8]
         if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
-            guard let reference = URLReference(source), Self.namesAHost(reference), let url = CurlURL(reference.escaped) else {
+            guard let reference = URLReference(source), Self.namesAHost(reference),
+                  let url = try CurlURL(reference.escaped) else {
                 throw .invalidSource(source: source, reason: "not a valid http(s) URL")
             }
             base = .web(url)
@@ -60,7 +61,8 @@ struct FeedSource {
 
     /// `reference` trimmed, resolved against the feed's URL and checked against the source policy;
     /// `nil` when it is blank.
-    func resolve(_ reference: String) -> Resolution? {
+    /// - Throws: ``FeedError/libraryUnavailable(reason:)`` when a web URL needs libcurl, which cannot be loaded.
+    func resolve(_ reference: String) throws(FeedError) -> Resolution? {
         let trimmed = String(reference.trimmingWhitespace())
         guard !trimmed.isEmpty else { return nil }
         guard let parsed = URLReference(trimmed) else { return refuse(trimmed, "not a valid URL") }
@@ -73,7 +75,7 @@ struct FeedSource {
             }
             let url = switch base {
             case .web(let feedURL): feedURL.resolving(parsed)
-            case .local: CurlURL(parsed.escaped)
+            case .local: try CurlURL(parsed.escaped)
             }
             guard let url = url?.absoluteString else { return refuse(trimmed, "not a valid URL") }
             return .accepted(url)

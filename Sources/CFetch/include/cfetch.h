@@ -142,8 +142,9 @@ typedef struct cf_client_options {
 } cf_client_options;
 
 /**
- * Starts a client and its I/O thread. Returns NULL (with a message in
- * error, of error_size bytes) when libcurl or the thread cannot start.
+ * Starts a client and its I/O thread; the first client of a process loads
+ * libcurl (lazy_curl.h). Returns NULL (with a message in error, of error_size
+ * bytes) when libcurl cannot be loaded or started, or the thread cannot start.
  */
 cf_client *cf_client_create(const cf_client_options *options, char *error, size_t error_size);
 

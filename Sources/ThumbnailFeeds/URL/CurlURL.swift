@@ -1,4 +1,4 @@
-import CCurl
+internal import CLazyCurl
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,22 +9,32 @@ import Darwin
 /// port) and normalised as libcurl will fetch it, scheme in lower case and `.` and `..` segments removed.
 ///
 /// Only `http`, `https` and `file` URLs are given to it: libcurl 7.88 wants `//` after any other scheme.
+///
+/// The first one a process makes loads libcurl (`lazy_curl_load`): a feed whose images are all local
+/// files never does.
 final class CurlURL {
+    private let libcurl: UnsafePointer<lazy_curl>
     private let handle: OpaquePointer
 
     /// `nil` when libcurl refuses `text` (a bad host name or port, an unclosed `[`, a control character).
-    convenience init?(_ text: String) {
-        guard let handle = curl_url() else { return nil }
-        self.init(handle: handle)
+    /// - Throws: ``FeedError/libraryUnavailable(reason:)`` when libcurl cannot be loaded.
+    convenience init?(_ text: String) throws(FeedError) {
+        var reason: UnsafePointer<CChar>?
+        guard let libcurl = lazy_curl_load(&reason) else {
+            throw .libraryUnavailable(reason: reason.map { String(cString: $0) } ?? "libcurl could not be loaded")
+        }
+        guard let handle = libcurl.pointee.curl_url() else { return nil }
+        self.init(libcurl: libcurl, handle: handle)
         guard set(CURLUPART_URL, to: text) else { return nil }
     }
 
-    private init(handle: OpaquePointer) {
+    private init(libcurl: UnsafePointer<lazy_curl>, handle: OpaquePointer) {
+        self.libcurl = libcurl
         self.handle = handle
     }
 
     deinit {
-        curl_url_cleanup(handle)
+        libcurl.pointee.curl_url_cleanup(handle)
     }
 
     /// `reference` (escaped: see `URLReference.escaped`) resolved against this URL, or `nil` when libcurl
@@ -33,7 +43,9 @@ final class CurlURL {
     /// A reference that is only a query or a fragment keeps this URL's path: libcurl 7.88 resolves
     /// `#top` against the directory, as if it were a file name.
     func resolving(_ reference: URLReference) -> CurlURL? {
-        guard let copy = curl_url_dup(handle).map(CurlURL.init(handle:)) else { return nil }
+        guard let copy = libcurl.pointee.curl_url_dup(handle).map({ CurlURL(libcurl: libcurl, handle: $0) }) else {
+            return nil
+        }
         guard reference.isQueryOrFragmentOnly else {
             return copy.set(CURLUPART_URL, to: reference.escaped) ? copy : nil
         }
@@ -64,13 +76,13 @@ final class CurlURL {
 
     /// Sets `part`, or removes it for `nil`; `false` when libcurl refuses the value.
     private func set(_ part: CURLUPart, to value: String?) -> Bool {
-        curl_url_set(handle, part, value, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK
+        libcurl.pointee.curl_url_set(handle, part, value, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK
     }
 
     private func part(_ part: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, part, &value, flags) == CURLUE_OK, let value else { return nil }
-        defer { curl_free(value) }
+        guard libcurl.pointee.curl_url_get(handle, part, &value, flags) == CURLUE_OK, let value else { return nil }
+        defer { libcurl.pointee.curl_free(value) }
         return String(cString: value)
     }
 }

@@ -1,4 +1,4 @@
-import CLibXML2
+internal import CLazyLibXML2
 
 /// What `XMLEventParser` reports, in document order.
 protocol XMLEventHandler: AnyObject {
@@ -34,14 +34,22 @@ protocol XMLEventHandler: AnyObject {
 /// on entity expansion, names and text stay on, and `XML_PARSE_NONET` forbids the network should
 /// anything ever try. Recovery mode is on, as in FoundationXML: warnings and namespace errors do not
 /// stop the parse, and the handler decides which errors do.
+///
+/// The first parse of a process loads libxml2 (`lazy_libxml2_load`); its functions are called through
+/// the table that returns.
 enum XMLEventParser {
     /// Parses `document` from its first byte, reporting to `handler`.
     ///
     /// Fewer than 4 bytes are not parsed: libxml2's push parser needs 4 to detect the encoding, and the
     /// shortest element, `<a/>`, takes 4 anyway.
-    static func parse(_ document: ArraySlice<UInt8>, reportingTo handler: any XMLEventHandler) {
+    /// - Throws: ``FeedError/libraryUnavailable(reason:)`` when libxml2 cannot be loaded; the document's
+    ///   own errors go to `handler`.
+    static func parse(_ document: ArraySlice<UInt8>, reportingTo handler: any XMLEventHandler) throws(FeedError) {
         guard document.count >= 4 else { return }
-        _ = libxml2Initialized
+        var reason: UnsafePointer<CChar>?
+        guard let libxml2 = lazy_libxml2_load(&reason)?.pointee else {
+            throw .libraryUnavailable(reason: reason.map { String(cString: $0) } ?? "libxml2 could not be loaded")
+        }
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = startElement
@@ -55,23 +63,23 @@ enum XMLEventParser {
         sax.entityDecl = entityDeclaration
         sax.unparsedEntityDecl = unparsedEntityDeclaration
 
-        let session = Session(handler: handler)
+        let session = Session(handler: handler, libxml2: libxml2)
         document.withUnsafeBytes { bytes in
             let start = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             // libxml2 copies the handler; the session outlives the context.
-            guard let context = xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(session).toOpaque(),
-                                                        start, 4, nil) else {
+            guard let context = libxml2.xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(session).toOpaque(),
+                                                                start, 4, nil) else {
                 handler.error(code: Int(XML_ERR_NO_MEMORY.rawValue), message: "", line: 1, column: 1)
                 return
             }
             defer {
                 // libxml2 keeps a declared entity in a document of its own even for SAX ("for expat
                 // compatibility"), and leaves that document to the caller of its push parser.
-                if let entities = context.pointee.myDoc { xmlFreeDoc(entities) }
-                xmlFreeParserCtxt(context)
+                if let entities = context.pointee.myDoc { libxml2.xmlFreeDoc(entities) }
+                libxml2.xmlFreeParserCtxt(context)
             }
             session.context = context
-            _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue))
+            _ = libxml2.xmlCtxtUseOptions(context, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue))
             // What XML_PARSE_NOENT would also do, without its loading: attribute values get a plain "&"
             // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder. No
             // other entity can be substituted: declaring one stops the parse.
@@ -79,7 +87,7 @@ enum XMLEventParser {
             var offset = 4
             repeat {
                 let end = min(offset + chunkSize, bytes.count)
-                _ = xmlParseChunk(context, start + offset, Int32(end - offset), end == bytes.count ? 1 : 0)
+                _ = libxml2.xmlParseChunk(context, start + offset, Int32(end - offset), end == bytes.count ? 1 : 0)
                 offset = end
             } while offset < bytes.count && !session.isStopped
         }
@@ -91,15 +99,17 @@ enum XMLEventParser {
     /// limits on names and text); pieces also keep its buffer small.
     private static let chunkSize = 1 << 20
 
-    /// The handler and the parser context, for the callbacks (libxml2's user data).
+    /// The handler, libxml2's functions and the parser context, for the callbacks (libxml2's user data).
     private final class Session {
         let handler: any XMLEventHandler
+        let libxml2: lazy_libxml2
         var context: xmlParserCtxtPtr?
         /// Whether libxml2 was stopped: it reads no more of the document.
         private(set) var isStopped = false
 
-        init(handler: any XMLEventHandler) {
+        init(handler: any XMLEventHandler, libxml2: lazy_libxml2) {
             self.handler = handler
+            self.libxml2 = libxml2
         }
 
         static func from(_ userData: UnsafeMutableRawPointer?) -> Session {
@@ -114,17 +124,21 @@ enum XMLEventParser {
         /// Stops libxml2: it reads no more of the document.
         func stop() {
             guard let context, !isStopped else { return }
-            xmlStopParser(context)
+            libxml2.xmlStopParser(context)
             isStopped = true
         }
 
         /// Tells the handler about an entity declaration, and stops libxml2 before it reads any further.
         func refuseEntityDeclaration(named name: UnsafePointer<xmlChar>?) {
             guard let context, !isStopped else { return }
-            handler.refusedEntityDeclaration(named: name.map { String(cString: $0) } ?? "",
-                                             line: Int(xmlSAX2GetLineNumber(context)),
-                                             column: Int(xmlSAX2GetColumnNumber(context)))
+            let (line, column) = position(in: context)
+            handler.refusedEntityDeclaration(named: name.map { String(cString: $0) } ?? "", line: line, column: column)
             stop()
+        }
+
+        /// Where libxml2 is in the document, as it counts lines and columns (from 1).
+        func position(in context: xmlParserCtxtPtr) -> (line: Int, column: Int) {
+            (Int(libxml2.xmlSAX2GetLineNumber(context)), Int(libxml2.xmlSAX2GetColumnNumber(context)))
         }
     }
 
@@ -174,12 +188,8 @@ enum XMLEventParser {
         let message = error.pointee.message.map { String(cString: $0) } ?? ""
         // Where the parser is, as FoundationXML reported it: for an error inside an attribute or a
         // mismatched end tag, that is after the construct, where libxml2 noticed.
-        session.handler.error(code: Int(error.pointee.code), message: message,
-                              line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
+        let (line, column) = session.position(in: context)
+        session.handler.error(code: Int(error.pointee.code), message: message, line: line, column: column)
         session.stopIfFinished()
     }
 }
-
-/// libxml2's global set-up, once per process before the first parse (its documentation asks for it when
-/// several threads may parse).
-private let libxml2Initialized: Void = xmlInitParser()

@@ -40,7 +40,7 @@ final class XMLFeedReader: XMLEventHandler {
     /// errors are still those in `bytes`.
     static func read(_ bytes: [UInt8], from start: Int) throws(FeedError) -> FeedDocument {
         let reader = XMLFeedReader(skipped: TextPosition(offset: start, in: bytes))
-        XMLEventParser.parse(bytes[start...], reportingTo: reader)
+        try XMLEventParser.parse(bytes[start...], reportingTo: reader)
 
         let end = TextPosition(offset: bytes.count, in: bytes)
         if case .unrecognized? = reader.failure, let lastTag = bytes.lastIndex(of: UInt8(ascii: "<")),

@@ -71,8 +71,10 @@ import ThumbnailKit
     }
 
     @Test func reuseCancelsTheTransfer() async throws {
+        // Half the body, then nothing until a gate that never opens: only the cancel can end
+        // the transfer (a trickle could finish first on a busy machine, and no early close be seen).
         var slow = TestHTTPServer.Behavior(body: try NumberedImage.png(9))
-        slow.trickle = (chunk: max(1, slow.body.count / 50), pause: .milliseconds(40))  // about 2 s
+        slow.holdAfter = (bytes: slow.body.count / 2, gate: ResponseGate())
         server.route("/slow.png", slow)
         let row = ThumbnailRowLoader(provider: pipeline)
         row.load(ThumbnailRequest(url: server.url("/slow.png"), size: .fit(32), priority: .visible))
