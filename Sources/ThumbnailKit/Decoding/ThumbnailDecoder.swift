@@ -91,6 +91,29 @@ public struct ThumbnailDecoder: Sendable {
         }
     }
 
+    /// The bytes of a buffer as large as the whole image that decoding an image
+    /// with `header` to ``size`` takes: a progressive JPEG's coefficients, which
+    /// libjpeg keeps for every 8×8 block of every component (128 bytes each), or
+    /// 2 bytes a block on the DC-only path at 1/8. Counted as if no component
+    /// were subsampled, an upper bound. 0 for everything else, which decodes a
+    /// few rows at a time.
+    public func wholeImageBufferBytes(for header: ImageHeader) -> Int {
+        guard header.format == .jpeg, header.isProgressive else { return 0 }
+        let blocks = (header.width + 7) / 8 * ((header.height + 7) / 8) * header.components
+        return blocks * (progressivePath == .dcOnly && scaleNumerator(for: header) == 1 ? 2 : 128)
+    }
+
+    /// The DCT scale, as M in M/8, a JPEG with `header` is decoded at for
+    /// ``size``: the smallest whose output still covers the thumbnail, as the C
+    /// decoder picks it (libjpeg's output is the source size × M/8, rounded up).
+    func scaleNumerator(for header: ImageHeader) -> Int {
+        let transposed = appliesOrientation && (5...8).contains(header.orientation)
+        let fitted = transposed ? size.fitting(width: header.height, height: header.width)
+                                : size.fitting(width: header.width, height: header.height)
+        let (width, height) = transposed ? (fitted.height, fitted.width) : fitted
+        return [1, 2, 4].first { (header.width * $0 + 7) / 8 >= width && (header.height * $0 + 7) / 8 >= height } ?? 8
+    }
+
     private func run(
         _ cancellation: DecodeCancellation?,
         _ body: (UnsafePointer<ct_decode_options>, UnsafeMutablePointer<ct_thumbnail>, UnsafeMutablePointer<ct_error>) -> ct_status

@@ -40,9 +40,9 @@ public final class ThumbnailPipeline: Sendable {
         /// Decodes at once. Default: one per core.
         public var maximumConcurrentDecodes: Int
         /// Of those, decodes that need a whole-image buffer of ``largeDecodeBytes``
-        /// or more (progressive JPEGs keep every coefficient; see
-        /// ``ImageHeader/wholeImageBufferBytes``) at once. Default: 1, so that
-        /// two such buffers are never held together.
+        /// or more (progressive JPEGs above 1/8, where libjpeg keeps every
+        /// coefficient; see ``ThumbnailDecoder/wholeImageBufferBytes(for:)``) at
+        /// once. Default: 1, so that two such buffers are never held together.
         public var maximumConcurrentLargeDecodes: Int
         /// What makes a decode large. Default: 4 MiB (a progressive colour JPEG
         /// of about 0.7 megapixels and up).
