@@ -389,7 +389,8 @@ static ct_jpeg_dc_result ct_dc_decode_scan(ct_dc_decoder *d, const ct_dc_scan *s
                 int c = scan->components[i];
                 const ct_jpeg_dc_component *component = &frame->components[c];
                 int h = scan->count == 1 ? 1 : component->h, v = scan->count == 1 ? 1 : component->v;
-                const ct_dc_huffman *table = &d->dc_tables[scan->dc_table[i]];
+                /* A refinement scan reads no table, and its selectors are not checked: no pointer from them. */
+                const ct_dc_huffman *table = scan->ah == 0 ? &d->dc_tables[scan->dc_table[i]] : NULL;
                 for (int by = 0; by < v; by++) {
                     int16_t *row = planes->plane[c] + (size_t)(my * (uint32_t)v + (uint32_t)by) * planes->stride[c];
                     for (int bx = 0; bx < h; bx++) {
