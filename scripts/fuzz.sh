@@ -4,11 +4,16 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_FORMAT] [FORMAT...]     default: 600 s, jpeg png
 #
+# FUZZ_JOBS=N (default 1) runs N fuzzers per format side by side, each on a
+# corpus of its own (seeded from the shared one, merged back at the end), and
+# adds up their executions: one per core.
+#
 # Corpora grow under .build-fuzz/corpus-FORMAT (git-ignored) and are reused;
 # crashes land in .build-fuzz/findings-FORMAT/. Exits 1 if anything was found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
+jobs="${FUZZ_JOBS:-1}"
 shift || true
 formats=("$@")
 [ ${#formats[@]} -gt 0 ] || formats=(jpeg png)
@@ -36,13 +41,29 @@ for format in "${formats[@]}"; do
         *) echo "fuzz: unknown format $format (jpeg or png)" >&2; exit 64 ;;
     esac
     find TestImages -name "$pattern" -size -200k -exec cp -n {} "$corpus/" \;
-    echo "fuzz: $format for ${seconds}s, corpus $(ls "$corpus" | wc -l) files" >&2
-    log="$work/fuzz-$format.log"
-    if ! "$harness" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1; then
-        status=1
-        echo "fuzz: $format FOUND A PROBLEM, see $log and $findings/" >&2
-    fi
-    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE" "$log" | sed "s/^/fuzz: $format: /" >&2 || true
+    echo "fuzz: $format for ${seconds}s x $jobs job(s), corpus $(ls "$corpus" | wc -l) files" >&2
+    rm -f "$work"/fuzz-"$format"-*.log
+    pids=() total=0
+    for job in $(seq "$jobs"); do
+        mkdir -p "$corpus-$job"
+        cp -n "$corpus"/* "$corpus-$job/"
+        "$harness" "$corpus-$job" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+            -artifact_prefix="$findings/" -print_final_stats=1 >"$work/fuzz-$format-$job.log" 2>&1 &
+        pids+=("$!")
+    done
+    for job in $(seq "$jobs"); do
+        log="$work/fuzz-$format-$job.log"
+        if ! wait "${pids[$((job - 1))]}"; then
+            status=1
+            echo "fuzz: $format FOUND A PROBLEM, see $log and $findings/" >&2
+        fi
+        grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE|^fuzz: JPEG decodes" "$log" \
+            | sed "s/^/fuzz: $format job $job: /" >&2 || true
+        executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+        total=$((total + ${executions:-0}))
+        cp -n "$corpus-$job"/* "$corpus/"
+        rm -rf "$corpus-$job"
+    done
+    echo "fuzz: $format: $total executions in all" >&2
 done
 exit "$status"

@@ -3,8 +3,12 @@
 
 Usage:  /usr/bin/python3 scripts/make-test-images.py
 
-Needs:  the Python 3 standard library; Pillow (Debian python3-pil); cjpeg and djpeg
-        (libjpeg-turbo-progs); the lomiri-wallpapers-20.04 photos in /usr/share/backgrounds.
+Needs:  the Python 3 standard library; Pillow (Debian python3-pil); cjpeg, djpeg and
+        jpegtran (libjpeg-turbo-progs); convert-im6.q16 (imagemagick-6.q16, for the YCCK file);
+        the Aitzol Berasategi photos in /usr/share/backgrounds, which Debian ships in
+        lomiri-wallpapers-16.04, and their licence in
+        /usr/share/doc/lomiri-wallpapers-20.04/copyright (lomiri-wallpapers-20.04; both
+        binary packages come from one source package with one copyright file).
         The system libpng (through its png_image API, via ctypes), pngtopnm (netpbm) and
         pngfix (libpng-tools) are used for cross-checks when installed; their verdicts then
         appear in the README.
@@ -13,10 +17,12 @@ How the files are made:
   * PNGs are written chunk by chunk here (zlib + struct + crc32) so bit depths, Adam7
     interlacing, filter types and damage are exactly controlled. Only the RGBA photo is
     encoded by Pillow.
-  * JPEGs come from cjpeg (PPM/PGM on stdin), from Pillow (CMYK), or are assembled by hand
-    (EXIF segments, 12-bit, lossless and damaged files).
+  * JPEGs come from cjpeg (PPM/PGM on stdin), from jpegtran (scan scripts and restart
+    intervals for progressive files), from Pillow (CMYK), from ImageMagick (YCCK), or are
+    assembled or edited by hand (EXIF segments, 12-bit, lossless and damaged files, a DQT
+    moved between scans).
   * Nothing random: pseudo-random bytes come from a seeded random.Random. Re-running
-    reproduces every file byte for byte with the same zlib, libjpeg-turbo and Pillow.
+    reproduces every file byte for byte with the same zlib, libjpeg-turbo, Pillow and ImageMagick.
 
 Files whose expected outcome is an error go to TestImages/invalid/; everything at the top
 of TestImages/ decodes.
@@ -37,6 +43,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import warnings
 import zlib
 from pathlib import Path
@@ -48,6 +55,7 @@ OUT = ROOT / "TestImages"
 INVALID = "invalid"  # subfolder of OUT for every file whose expected outcome is an error
 BACKGROUNDS = Path("/usr/share/backgrounds")
 WALLPAPER_COPYRIGHT = Path("/usr/share/doc/lomiri-wallpapers-20.04/copyright")
+IMAGEMAGICK = "convert-im6.q16"  # ImageMagick 6 (Debian imagemagick-6.q16): the YCCK writer
 
 # Outcome names as the Swift API spells them; "decodes" means success.
 DECODES, CORRUPT, TRUNCATED = "decodes", "corrupt", "truncated"
@@ -739,6 +747,434 @@ def make_cmyk(corpus):
                expect=DECODES, header=header_facts(128, 64, components=4), check=check)
 
 
+# ---------------------------------------------------------------------------------------
+# Progressive JPEG fixtures (photo content)
+# ---------------------------------------------------------------------------------------
+
+PROGRESSIVE_PHOTO = "aitzgorri"  # orange trees, green grass, grey rock and sky: chroma varies everywhere
+PROGRESSIVE_QUALITY = "80"
+PROGRESSIVE_CHANGES = "scaled to cover, centre-cropped and re-encoded"
+_photo_originals = {}
+
+
+def photo_crop(key, size):
+    """The photo scaled (Lanczos) to the smallest size that covers `size`, its aspect ratio
+    kept, then cropped to `size` around the centre."""
+    if key not in _photo_originals:
+        _photo_originals[key] = Image.open(BACKGROUNDS / PHOTOS[key][0]).convert("RGB")
+    original = _photo_originals[key]
+    width, height = size
+    scale = max(width / original.width, height / original.height)
+    scaled = (max(width, round(original.width * scale)), max(height, round(original.height * scale)))
+    x, y = (scaled[0] - width) // 2, (scaled[1] - height) // 2
+    return original.resize(scaled, Image.LANCZOS).crop((x, y, x + width, y + height))
+
+
+def insert_after_app_segments(jpeg, segment):
+    """`segment` placed after SOI and the APPn segments that follow it."""
+    position = 2
+    for marker, _, _, end in jpeg_segments(jpeg)[1:]:
+        if not 0xE0 <= marker <= 0xEF:
+            break
+        position = end
+    return jpeg[:position] + segment + jpeg[position:]
+
+
+def jpegtran(arguments, jpeg):
+    return subprocess.run(["jpegtran", *arguments], input=jpeg, capture_output=True, check=True).stdout
+
+
+def jpeg_structure(data):
+    """What the headers and scans of a JPEG are: {"sof": marker, "components": [(id, h, v, tq)],
+    "scans": [{"components": [ids], "ss", "se", "ah", "al", "restarts", "restart_interval"}],
+    "tables_between_scans": [marker names of DQT/DHT/DRI segments after the first SOS]}."""
+    result = {"sof": None, "components": [], "scans": [], "tables_between_scans": []}
+    interval = 0
+    for marker, start, header_end, end in jpeg_segments(data):
+        payload = data[start + 4:header_end]
+        if marker in (0xC0, 0xC1, 0xC2):
+            result["sof"] = marker
+            result["components"] = [(payload[6 + 3 * i], payload[7 + 3 * i] >> 4, payload[7 + 3 * i] & 15,
+                                     payload[8 + 3 * i]) for i in range(payload[5])]
+        elif marker == 0xDD:
+            interval = struct.unpack(">H", payload[:2])[0]
+        elif marker == 0xDA:
+            count = payload[0]
+            ss, se, approximation = payload[1 + 2 * count:4 + 2 * count]
+            entropy = data[header_end:end]
+            restarts = sum(1 for i in range(len(entropy) - 1)
+                           if entropy[i] == 0xFF and 0xD0 <= entropy[i + 1] <= 0xD7)
+            result["scans"].append({"components": [payload[1 + 2 * i] for i in range(count)], "ss": ss, "se": se,
+                                    "ah": approximation >> 4, "al": approximation & 15, "restarts": restarts,
+                                    "restart_interval": interval})
+        if marker in (0xC4, 0xDB, 0xDD) and result["scans"]:
+            result["tables_between_scans"].append({0xC4: "DHT", 0xDB: "DQT", 0xDD: "DRI"}[marker])
+    return result
+
+
+def scan_script_text(structure):
+    """The scans in jpegtran -scans notation, for the README: "0,1,2: 0-0 Al1; …" with
+    component indexes from 0 and Ah→Al when a scan refines."""
+    ids = [component[0] for component in structure["components"]]
+    parts = []
+    for scan in structure["scans"]:
+        approximation = "%d→%d" % (scan["ah"], scan["al"]) if scan["ah"] else "Al%d" % scan["al"]
+        parts.append("%s: %d-%d %s" % (",".join(str(ids.index(c)) for c in scan["components"]),
+                                       scan["ss"], scan["se"], approximation))
+    return "; ".join(parts)
+
+
+def sampling_text(structure):
+    return ",".join("%dx%d" % (h, v) for _, h, v, _ in structure["components"])
+
+
+def djpeg_pixels(data, scale=None):
+    """djpeg's output pixels (RGB or gray), asserting it decoded without a message."""
+    command = ["djpeg", "-pnm"] + (["-scale", scale] if scale else [])
+    result = run_tool(command, data)
+    assert result.returncode == 0 and not result.stderr, "djpeg %s: %r" % (scale or "", result.stderr)
+    return parse_pnm(result.stdout)
+
+
+def check_progressive(structure_test, source=None, mode="RGB", twin=None, corpus=None):
+    """The file is SOF2 and passes structure_test(structure); djpeg decodes it at full size and
+    at 1/8 without a message. With `source` (the encoded pixels) the mean and largest
+    difference of Pillow's decode are reported (mean asserted ≤ 12). With `twin` (a corpus
+    file with the same coefficients) Pillow and djpeg at 1, 1/2, 1/4 and 1/8 must give
+    exactly the twin's pixels."""
+    def check(data):
+        structure = jpeg_structure(data)
+        assert structure["sof"] == 0xC2, "not SOF2"
+        structure_test(structure)
+        notes = []
+        full = djpeg_pixels(data)
+        eighth = djpeg_pixels(data, "1/8")
+        if source is not None:
+            decoded = pillow_open(data).convert(mode).tobytes()
+            assert len(decoded) == len(source)
+            mean = sum(abs(p - q) for p, q in zip(decoded, source)) / len(source)
+            assert mean <= 12, "mean |delta| %.2f vs the source" % mean
+            notes.append("Pillow vs source: mean |Δ| %.2f, max |Δ| %d" % (mean, max_delta(decoded, source)))
+        if twin is not None:
+            other = (corpus.directory / twin).read_bytes()
+            assert pillow_open(data).tobytes() == pillow_open(other).tobytes(), "Pillow: differs from " + twin
+            assert full == djpeg_pixels(other) and eighth == djpeg_pixels(other, "1/8"), "djpeg differs from " + twin
+            for scale in ("1/2", "1/4"):
+                assert djpeg_pixels(data, scale) == djpeg_pixels(other, scale), "djpeg %s differs" % scale
+            notes.append("Pillow and djpeg (1, 1/2, 1/4, 1/8): identical to " + twin)
+        notes.append("djpeg -scale 1/8: ok")
+        notes.append("scans: " + scan_script_text(structure))
+        return "; ".join(notes)
+    return check
+
+
+def standard_script_test(components, sampling):
+    def test(structure):
+        assert sampling_text(structure) == sampling, "sampling %s, not %s" % (sampling_text(structure), sampling)
+        assert len(structure["components"]) == components
+    return test
+
+
+# jpegtran scan scripts (component indexes 0 = Y, 1 = Cb, 2 = Cr; "Ss-Se, Ah, Al")
+SCANS_DC_AL2 = """
+0,1,2: 0-0, 0, 2;
+0: 1-5, 0, 2;
+2: 1-63, 0, 1;
+1: 1-63, 0, 1;
+0,1,2: 0-0, 2, 1;
+0: 6-63, 0, 2;
+0: 1-63, 2, 1;
+2: 1-63, 1, 0;
+1: 1-63, 1, 0;
+0,1,2: 0-0, 1, 0;
+0: 1-63, 1, 0;
+"""
+SCANS_DC_NONINTERLEAVED = """
+0: 0-0, 0, 1;
+0: 1-5, 0, 2;
+2: 0-0, 0, 1;
+1: 0-0, 0, 1;
+2: 1-63, 0, 1;
+1: 1-63, 0, 1;
+0: 6-63, 0, 2;
+1: 0-0, 1, 0;
+0: 1-63, 2, 1;
+0: 0-0, 1, 0;
+2: 1-63, 1, 0;
+2: 0-0, 1, 0;
+1: 1-63, 1, 0;
+0: 1-63, 1, 0;
+"""
+SCANS_DC_PARTLY_INTERLEAVED = """
+0,2: 0-0, 0, 1;
+1: 0-0, 0, 0;
+0: 1-5, 0, 2;
+2: 1-63, 0, 1;
+1: 1-63, 0, 0;
+0: 6-63, 0, 2;
+0: 1-63, 2, 1;
+0,2: 0-0, 1, 0;
+2: 1-63, 1, 0;
+0: 1-63, 1, 0;
+"""
+SCANS_LUMA_FIRST = """
+0: 0-0, 0, 1;
+0: 1-5, 0, 2;
+0: 6-63, 0, 2;
+0: 1-63, 2, 1;
+0: 0-0, 1, 0;
+0: 1-63, 1, 0;
+1,2: 0-0, 0, 1;
+2: 1-63, 0, 1;
+1: 1-63, 0, 1;
+1,2: 0-0, 1, 0;
+2: 1-63, 1, 0;
+1: 1-63, 1, 0;
+"""
+
+
+def jpegtran_scans(script, jpeg, arguments=()):
+    """jpegtran with a scan script (written to a temporary file: -scans reads a file)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as file:
+        file.write(script)
+        file.flush()
+        return jpegtran(["-scans", file.name, *arguments], jpeg)
+
+
+def one_quant_slot_redefined(jpeg):
+    """Every component made to use quantisation slot 0, with slot 0 holding the luma table
+    until the luma scans are over and the chroma table from then on: the chroma table's DQT
+    moves from the header to just after the last scan of component 0 (whose scans must all
+    come first), renamed slot 0. The coefficients and the tables each component is
+    dequantised with are unchanged, so the pixels are too (libjpeg keeps each component's
+    table from its first scan; T.81 allows redefining a slot once the scans of the
+    components that use it are complete)."""
+    segments = jpeg_segments(jpeg)
+    sof = next(s for s in segments if s[0] == 0xC2)
+    luma_id = jpeg[sof[1] + 10]
+    dqt = [s for s in segments if s[0] == 0xDB]
+    tables = {}
+    for _, start, header_end, _ in dqt:
+        position = start + 4
+        while position < header_end:
+            size = 1 + 64 * (1 + (jpeg[position] >> 4))
+            tables[jpeg[position] & 15] = jpeg[position:position + size]
+            position += size
+    assert all(a[3] == b[1] for a, b in zip(dqt, dqt[1:])), "DQT segments not adjacent"
+    assert sorted(tables) == [0, 1] and tables[0][0] >> 4 == 0 and tables[1][0] >> 4 == 0
+    scans = [s for s in segments if s[0] == 0xDA]
+    first_chroma = next(i for i, s in enumerate(scans) if luma_id not in jpeg[s[1] + 5:s[2] - 3:2])
+    assert all(luma_id not in jpeg[s[1] + 5:s[2] - 3:2] for s in scans[first_chroma:]), "luma scans not first"
+    cut = scans[first_chroma - 1][3]  # just after the entropy data of the last luma scan
+    sof_bytes = bytearray(jpeg[sof[1]:sof[2]])
+    for i in range(sof_bytes[9]):
+        sof_bytes[10 + 3 * i + 2] = 0
+    header = jpeg[:dqt[0][1]] + marker_segment(0xDB, tables[0]) + jpeg[dqt[-1][3]:sof[1]] + bytes(sof_bytes)
+    assert dqt[-1][3] <= sof[1]
+    redefined = marker_segment(0xDB, bytes([0]) + tables[1][1:])
+    return header + jpeg[sof[2]:cut] + redefined + jpeg[cut:]
+
+
+def cmyk_from_rgb(image):
+    """Inks for an RGB image with full grey-component replacement: K = 255 − max(R, G, B),
+    C = 255·(max − R)/max (M, Y alike), so C'·K'/255 with C' = 255 − C gives back R (±1)."""
+    inks = []
+    for pixel in image.getdata():
+        top = max(pixel)
+        inks.append((0, 0, 0, 255) if top == 0 else tuple(round(255 * (top - v) / top) for v in pixel) + (255 - top,))
+    result = Image.new("CMYK", image.size)
+    result.putdata(inks)
+    return result
+
+
+def make_jpeg_progressive(corpus):
+    corpus.section("Progressive JPEGs",
+                   "Progressive Huffman (SOF2) files for the DC-only 1/8 decoder and scan skipping. Content: "
+                   "a crop of a photo (see Photo crops above and Photo credits), COM marker with the credit. "
+                   "cjpeg writes optimised Huffman tables for progressive files, so a DHT precedes almost every "
+                   "scan (DC tables before DC first scans, AC tables before each AC scan, none before DC "
+                   "refinement scans): tables are redefined between scans in every file of this table. "
+                   "Files made by jpegtran from another file of the table keep its coefficients exactly: "
+                   "same_pixels_as names it. The scan list gives component indexes (0 = Y or C), the spectral "
+                   "range and the successive-approximation bit (Ah→Al for refinements).")
+
+    def credit_of(name):
+        """The credit line, recorded for the README; jpegtran copies the COM marker holding it."""
+        return photo_credit(corpus, name, PROGRESSIVE_PHOTO, PROGRESSIVE_CHANGES).encode("utf-8")
+
+    def credited(name, jpeg):
+        return insert_after_app_segments(jpeg, marker_segment(0xFE, credit_of(name)))
+
+    def add(name, data, size, what, exercises, check, components=3, twin=None):
+        corpus.add(name, data, what=what, exercises=exercises, expect=DECODES,
+                   header=header_facts(*size, components=components, progressive=True),
+                   check=check, same_pixels_as=twin)
+
+    quality = ["-quality", PROGRESSIVE_QUALITY]
+
+    # Chroma sampling, standard scan script
+    size = (200, 150)
+    photo = photo_crop(PROGRESSIVE_PHOTO, size)
+    source = pnm(*size, photo.tobytes(), 3)
+    samplings = [  # (slug, -sample, what, exercises)
+        ("422", "2x1", "4:2:2 (Y 2×1, chroma 1×1)", "h2v1 chroma: 1/8 output from DC planes of different widths"),
+        ("440", "1x2", "4:4:0 (Y 1×2, chroma 1×1)", "h1v2 chroma: vertical-only chroma upsampling at 1/8"),
+        ("411", "4x1", "4:1:1 (Y 4×1, chroma 1×1), MCU 32×8: 6¼ MCUs across", "h4v1 chroma: chroma replicated 4× across"),
+        ("410", "4x2", "4:1:0 (Y 4×2, chroma 1×1), MCU 32×16 of 10 blocks (libjpeg's maximum), 6¼ × 9⅜ MCUs",
+         "h4v2 chroma; the largest blocks-per-MCU count an interleaved DC scan may have"),
+        ("sample-1x1-2x2-1x1", "1x1,2x2,1x1",
+         "unusual sampling: Cb 2×2 while Y and Cr are 1×1 (Y is the subsampled one)",
+         "a component other than the first with the largest factors; luma upsampled"),
+        ("sample-3x2-1x1-1x1", "3x2,1x1,1x1",
+         "unusual sampling: Y 3×2, chroma 1×1 (horizontal ratio 3, MCU 24×16: 8⅓ MCUs across)",
+         "a non-power-of-two sampling ratio (libjpeg's generic integer upsampler); partial MCU column"),
+        ("sample-2x2-1x2-2x1", "2x2,1x2,2x1",
+         "unusual sampling: Y 2×2, Cb 1×2, Cr 2×1 (each chroma component subsampled in one direction only)",
+         "components with different sampling ratios in each direction"),
+    ]
+    for slug, factors, what, exercises in samplings:
+        name = "jpeg-progressive-%s-photo-%dx%d.jpg" % (slug, *size)
+        sampling = factors if "," in factors else factors + ",1x1,1x1"
+        add(name, credited(name, cjpeg([*quality, "-progressive", "-sample", factors], source)), size,
+            what="JPEG progressive %d×%d q%s, %s; libjpeg's standard scan script (DC interleaved, Al1 then "
+                 "refined)" % (*size, PROGRESSIVE_QUALITY, what),
+            exercises=exercises, check=check_progressive(standard_script_test(3, sampling), photo.tobytes()))
+
+    # Sizes that are not multiples of the MCU (4:2:0, standard script)
+    base_size = (255, 129)
+    base_name = "jpeg-progressive-420-photo-%dx%d.jpg" % base_size
+    base = None
+    for size in ((333, 250), base_size, (17, 13), (9, 9), (8, 8), (1, 1)):
+        photo = photo_crop(PROGRESSIVE_PHOTO, size)
+        name = "jpeg-progressive-420-photo-%dx%d.jpg" % size
+        data = credited(name, cjpeg([*quality, "-progressive"], pnm(*size, photo.tobytes(), 3)))
+        if size == base_size:
+            base = data
+        mcus = math.ceil(size[0] / 16), math.ceil(size[1] / 16)
+        add(name, data, size,
+            what="JPEG progressive 4:2:0 q%s %d×%d (%d×%d MCUs, the last column and row partial unless the "
+                 "side is a multiple of 16); standard scan script" % (PROGRESSIVE_QUALITY, *size, *mcus),
+            exercises="partial MCUs in a progressive file: interleaved DC scans cover whole MCUs, "
+                      "non-interleaved AC scans only the component's own blocks"
+                      + ("; the base of the jpegtran variants below" if size == base_size else ""),
+            check=check_progressive(standard_script_test(3, "2x2,1x1,1x1"), photo.tobytes()))
+
+    # Custom scan scripts and restart intervals: jpegtran from the base, same coefficients
+    def dc_scans(structure):
+        return [(tuple(scan["components"]), scan["ah"], scan["al"]) for scan in structure["scans"] if scan["ss"] == 0]
+
+    def expect_dc(expected):
+        def test(structure):
+            ids = [component[0] for component in structure["components"]]
+            named = [(tuple(ids[i] for i in comps), ah, al) for comps, ah, al in expected]
+            assert dc_scans(structure) == named, "DC scans %s" % dc_scans(structure)
+        return test
+
+    def expect_restarts(interval_of, tables=None):
+        """interval_of(scan) → the restart interval that scan must have (and a marker after every
+        `interval` MCUs); tables: DRI must appear between scans when True."""
+        def test(structure):
+            for scan in structure["scans"]:
+                assert scan["restart_interval"] == interval_of(scan), "interval %d" % scan["restart_interval"]
+                assert scan["restarts"] > 0
+            if tables:
+                assert "DRI" in structure["tables_between_scans"]
+        return test
+
+    def one_slot_redefined_test(structure):
+        assert {component[3] for component in structure["components"]} == {0}
+        assert structure["tables_between_scans"].count("DQT") == 1
+
+    variants = [  # (slug, jpegtran script or None for -progressive, extra arguments, what, exercises, test)
+        ("dc-al2", SCANS_DC_AL2, [],
+         "custom scan script: interleaved DC first scan at Al=2, refined 2→1 after the first AC scans and 1→0 "
+         "near the end", "DC successive approximation over two refinement scans (values shifted by 2)",
+         expect_dc([((0, 1, 2), 0, 2), ((0, 1, 2), 2, 1), ((0, 1, 2), 1, 0)])),
+        ("dc-noninterleaved", SCANS_DC_NONINTERLEAVED, [],
+         "custom scan script: one DC scan per component (Y, then Cr, then Cb, all Al=1, with Y's first AC "
+         "scan between them) and one DC refinement per component, each at a different point among the AC "
+         "scans; Cr and Cb share DC table slot 1, redefined by a DHT before each of their DC scans",
+         "non-interleaved DC scans (a component's own blocks, no MCU padding: Y is 32×17 blocks, not 32×18); "
+         "AC scans before another component's DC scan; DC DHT redefinition",
+         expect_dc([((0,), 0, 1), ((2,), 0, 1), ((1,), 0, 1), ((1,), 1, 0), ((0,), 1, 0), ((2,), 1, 0)])),
+        ("dc-partly-interleaved", SCANS_DC_PARTLY_INTERLEAVED, [],
+         "custom scan script: DC of Y and Cr interleaved at Al=1 (MCU of 4 + 1 blocks), Cb's DC alone at full "
+         "precision (Al=0, never refined), then the Y+Cr refinement",
+         "a two-component interleaved DC scan; components at different DC precisions",
+         expect_dc([((0, 2), 0, 1), ((1,), 0, 0), ((0, 2), 1, 0)])),
+        ("restart-1row", SCANS_DC_NONINTERLEAVED, ["-restart", "1"],
+         "the dc-noninterleaved scan script with a restart interval of one MCU row (jpegtran -restart 1): DRI "
+         "32 before Y's scans and 16 before Cb/Cr's (a row of one component's blocks), so DRI is redefined "
+         "between scans", "RSTn in DC and AC scans; the restart interval changing from scan to scan",
+         expect_restarts(lambda scan: 32 if scan["components"] == [1] else 16, tables=True)),
+        ("restart-5mcus", None, ["-progressive", "-restart", "5B"],
+         "libjpeg's standard scan script with a restart interval of 5 MCUs (jpegtran -restart 5B): the "
+         "interleaved DC scans have 144 MCUs (28 intervals and a short one), AC scans count single blocks",
+         "RSTn every 5 MCUs in interleaved DC scans and every 5 blocks in AC scans; RST numbers wrap past 7",
+         expect_restarts(lambda scan: 5)),
+        ("dqt-between-scans", SCANS_LUMA_FIRST, [],
+         "all of Y's scans first, then Cb and Cr's; every component uses quantisation slot 0, which a DQT "
+         "redefines between the last Y scan and the first chroma scan (luma table, then chroma table)",
+         "DQT between scans; each component keeps the table in force at its first scan (as libjpeg latches "
+         "it), so dequantising Y with the later table is wrong",
+         one_slot_redefined_test),
+    ]
+    for slug, script, arguments, what, exercises, test in variants:
+        name = "jpeg-progressive-%s-photo-%dx%d.jpg" % (slug, *base_size)
+        data = jpegtran_scans(script, base, arguments) if script else jpegtran(arguments, base)
+        if slug == "dqt-between-scans":
+            data = one_quant_slot_redefined(data)
+        assert credit_of(name) in data, "jpegtran dropped the COM marker"
+        add(name, data, base_size,
+            what="JPEG progressive 4:2:0 q%s %d×%d, jpegtran of %s: %s" % (PROGRESSIVE_QUALITY, *base_size,
+                                                                          base_name, what),
+            exercises=exercises, twin=base_name,
+            check=check_progressive(test, twin=base_name, corpus=corpus))
+
+    # Grayscale: odd size, and the same with restart markers
+    size = (99, 67)
+    photo = photo_crop(PROGRESSIVE_PHOTO, size).convert("L")
+    gray_name = "jpeg-progressive-gray-photo-%dx%d.jpg" % size
+    gray = credited(gray_name, cjpeg([*quality, "-progressive"], pnm(*size, photo.tobytes(), 1)))
+    add(gray_name, gray, size, components=1,
+        what="JPEG grayscale progressive q%s %d×%d (13×9 blocks, partial at the right and bottom), standard "
+             "gray scan script; L = Pillow's convert(\"L\") of the crop" % (PROGRESSIVE_QUALITY, *size),
+        exercises="one-component progressive at an odd size (every scan non-interleaved)",
+        check=check_progressive(standard_script_test(1, "1x1"), photo.tobytes(), "L"))
+    name = "jpeg-progressive-gray-restart-2blocks-photo-%dx%d.jpg" % size
+    data = jpegtran(["-progressive", "-restart", "2B"], gray)
+    assert credit_of(name) in data
+    add(name, data, size, components=1, twin=gray_name,
+        what="JPEG grayscale progressive %d×%d, jpegtran -restart 2B of %s: RSTn after every 2 blocks in every "
+             "scan (117 blocks: 58 intervals and a short one)" % (*size, gray_name),
+        exercises="restart markers in a one-component progressive file",
+        check=check_progressive(expect_restarts(lambda scan: 2), twin=gray_name, corpus=corpus))
+
+    # Four components: CMYK (Pillow) and YCCK (ImageMagick), both Adobe-inverted
+    size = (128, 96)
+    photo = photo_crop(PROGRESSIVE_PHOTO, size)
+    inks = cmyk_from_rgb(photo)
+    buffer = io.BytesIO()
+    inks.save(buffer, "JPEG", quality=int(PROGRESSIVE_QUALITY), progressive=True)
+    name = "jpeg-progressive-cmyk-adobe-photo-%dx%d.jpg" % size
+    add(name, credited(name, buffer.getvalue()), size, components=4,
+        what="JPEG CMYK progressive q%s %d×%d (Pillow: Adobe APP14 transform 0, inverted samples, 4:4:4, one "
+             "quantisation table), inks from the crop by full grey replacement (K = 255 − max(R,G,B)); DC "
+             "interleaved over 4 components" % (PROGRESSIVE_QUALITY, *size),
+        exercises="progressive CMYK: four DC planes, Adobe-inverted CMYK → RGB at 1/8",
+        check=check_progressive(standard_script_test(4, "1x1,1x1,1x1,1x1"), photo.tobytes()))
+    ycck = subprocess.run([IMAGEMAGICK, "-size", "%dx%d" % size, "-depth", "8", "cmyk:-", "-strip", "-quality",
+                           PROGRESSIVE_QUALITY, "-interlace", "JPEG", "jpeg:-"],
+                          input=inks.tobytes(), capture_output=True, check=True).stdout
+    name = "jpeg-progressive-ycck-adobe-photo-%dx%d.jpg" % size
+    add(name, credited(name, ycck), size, components=4,
+        what="JPEG YCCK progressive q%s %d×%d (ImageMagick 6 from the same inks: Adobe APP14 transform 2; Y and "
+             "K 2×2, Cb and Cr 1×1), libjpeg's standard scan script" % (PROGRESSIVE_QUALITY, *size),
+        exercises="progressive YCCK: YCC → inverted CMYK → RGB; an interleaved DC scan of 4+1+1+4 = 10 blocks "
+                  "per MCU (libjpeg's maximum)",
+        check=check_progressive(standard_script_test(4, "2x2,1x1,1x1,2x2"), photo.tobytes()))
+
+
 def exif_transposes():
     """orientation → (Pillow transpose that displays stored data, its inverse)."""
     t = Image.Transpose
@@ -1161,8 +1597,8 @@ of exactly those, by relative URL: the built-in default of `thumbnailer warm` an
 
 Generated by `scripts/make-test-images.py` (run `/usr/bin/python3 scripts/make-test-images.py`
 from the repository root). Do not edit files here by hand: change the script and re-run it. The
-script is deterministic; with the same zlib, libjpeg-turbo and Pillow versions it reproduces every
-file byte for byte. `manifest.json` holds the tables below in machine-readable form (`path`
+script is deterministic; with the same zlib, libjpeg-turbo, Pillow and ImageMagick versions it
+reproduces every file byte for byte. `manifest.json` holds the tables below in machine-readable form (`path`
 relative to `TestImages/`, e.g. `invalid/png-error-no-idat.png`, expected outcome and header facts
 per file) for tests that iterate the corpus.
 
@@ -1272,6 +1708,17 @@ Four columns × two rows of 32×32 blocks, inks (C, M, Y, K) → expected RGB:
 The file stores Adobe-inverted samples (C' = 255 − C …) with an Adobe APP14 marker, transform 0;
 RGB = (C'·K'/255, M'·K'/255, Y'·K'/255).
 
+### Photo crops (`jpeg-progressive-*-photo-*`)
+
+No formula: each file encodes the "aitzgorri" photo (see Photo credits) scaled (Lanczos) to the
+smallest size that covers W×H, its aspect ratio kept, and cropped to W×H around the centre; the
+grayscale files hold Pillow's `convert("L")` of that crop. The CMYK and YCCK files hold inks made
+from the crop by full grey-component replacement: **K = 255 − max(R, G, B), C = 255·(max − R)/max**
+(M and Y alike from G and B; all 0 for black), so (C'·K'/255, M'·K'/255, Y'·K'/255) with
+C' = 255 − C gives the crop back (±1) before compression. The table gives the mean and largest
+difference between Pillow's full-size RGB (or L) decode and the crop; the files jpegtran made from
+another file of the table (`same_pixels_as` in manifest.json) decode to exactly its pixels instead.
+
 ## Files
 
 Sizes are in bytes. "Independent decoders" is what each tool said when the script ran:
@@ -1285,12 +1732,13 @@ comes the script's own pixel check where there is one.
 README_TAIL = """
 ## Photo credits
 
-The {photo_count} `photo-*` files are derived from photographs by Aitzol Berasategi in Debian's
-`lomiri-wallpapers-20.04` package (`/usr/share/backgrounds/`), which
-`/usr/share/doc/lomiri-wallpapers-20.04/copyright` lists under CC-BY-4.0 (the script reads that
-file and stops unless every source photo is CC-BY-4.0). They were scaled, cropped (the 640×480
-one), given an alpha vignette (the RGBA one) and re-encoded, and each carries its credit in a
-JPEG COM marker or PNG tEXt chunk. These files are licensed **CC BY 4.0**
+The {photo_count} `photo-*` files and the {crop_count} `jpeg-progressive-*-photo-*` files are
+derived from photographs by Aitzol Berasategi in Debian's `lomiri-wallpapers-20.04` package
+(`/usr/share/backgrounds/`), which `/usr/share/doc/lomiri-wallpapers-20.04/copyright` lists under
+CC-BY-4.0 (the script reads that file and stops unless every source photo is CC-BY-4.0). They
+were scaled, cropped (the 640×480 one and the `jpeg-progressive-*-photo-*` files), given an
+alpha vignette (the RGBA one) and re-encoded, and each carries its credit in a JPEG COM marker
+or PNG tEXt chunk. These files are licensed **CC BY 4.0**
 (https://creativecommons.org/licenses/by/4.0/) by their author, not under the project's licence;
 keep the credit when redistributing them:
 
@@ -1305,9 +1753,11 @@ keep the credit when redistributing them:
 * `jpeg-arithmetic-*` decodes with libjpeg-turbo as Debian builds it; a build without arithmetic
   decoding reports it as unsupportedFeature, which the C header lists as acceptable.
 * Photo file sizes: {photo_sizes}; the whole folder stays under 4.5 MB.
-* Byte-for-byte reproduction of the photo files and the CMYK JPEG needs the same Pillow (resize,
-  JPEG decode of the originals) and libjpeg-turbo versions; all hand-written PNGs only need the
-  same zlib.
+* Byte-for-byte reproduction of the photo files, the photo crops and the CMYK JPEGs needs the
+  same Pillow (resize, JPEG decode of the originals) and libjpeg-turbo versions, and the YCCK
+  JPEG the same ImageMagick 6; all hand-written PNGs only need the same zlib.
+* No progressive file here is large: the 24-megapixel progressive cases are made by the
+  benchmark, not kept in the repository.
 """
 
 
@@ -1337,11 +1787,16 @@ def write_readme(corpus):
     lines.append("\n%d files (%d at the top level that decode, %d in `invalid/`), %d bytes in total (%.2f MB), "
                  "plus this README and manifest.json.\n"
                  % (len(corpus.entries), len(corpus.entries) - refused, refused, total, total / 1e6))
-    credits = "\n".join("* `%s`: %s." % credit for credit in corpus.credits)
-    sizes = {name: len((corpus.directory / name).read_bytes()) for name, _ in corpus.credits}
+    grouped = {}  # credit line → the files carrying it, in corpus order
+    for name, credit in corpus.credits:
+        grouped.setdefault(credit, []).append(name)
+    credits = "\n".join("* %s: %s." % (", ".join("`%s`" % name for name in names), credit)
+                         for credit, names in grouped.items())
+    photos = [name for name, _ in corpus.credits if name.startswith("photo-")]
+    sizes = {name: len((corpus.directory / name).read_bytes()) for name in photos}
     photo_sizes = ", ".join("%.2f MB (`%s`)" % (size / 1e6, name) for name, size in sizes.items())
-    lines.append(README_TAIL.format(credits=credits, photo_count=len(corpus.credits),
-                                    photo_sizes=photo_sizes))
+    lines.append(README_TAIL.format(credits=credits, photo_count=len(photos),
+                                    crop_count=len(corpus.credits) - len(photos), photo_sizes=photo_sizes))
     (corpus.directory / "README.md").write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -1377,9 +1832,11 @@ def write_demo_feed(corpus):
 
 
 def main():
-    for tool in ("cjpeg", "djpeg"):
+    for tool in ("cjpeg", "djpeg", "jpegtran"):
         if shutil.which(tool) is None:
             raise SystemExit("%s not found: install libjpeg-turbo-progs" % tool)
+    if shutil.which(IMAGEMAGICK) is None:
+        raise SystemExit("%s not found: install imagemagick-6.q16" % IMAGEMAGICK)
     OUT.mkdir(exist_ok=True)
     corpus = Corpus(OUT)
     make_reference(corpus)
@@ -1387,6 +1844,7 @@ def main():
     make_png_special(corpus)
     make_png_errors(corpus)
     produced = make_jpeg_variants(corpus)
+    make_jpeg_progressive(corpus)
     make_jpeg_exif(corpus)
     make_jpeg_unsupported(corpus)
     make_jpeg_errors(corpus, produced)

@@ -24,6 +24,7 @@ ct_decode_options ct_default_decode_options(void) {
         .limits = ct_default_limits(),
         .apply_orientation = 1,
         .progressive_scan_skipping = 1,
+        .progressive_dc_decoding = 1,
         .cancel = NULL,
     };
     return options;

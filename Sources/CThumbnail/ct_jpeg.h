@@ -112,6 +112,46 @@ void ct_jpeg_memory_release(ct_jpeg_memory *memory);
 /** The message for an exceeded limit, shared with the decoder's error mapping. */
 void ct_jpeg_memory_limit_message(uint64_t limit, char *buffer, size_t size);
 
+/* ---- reading the stream without libjpeg ------------------------------ */
+
+/** Bytes of a ct_input, a window at a time: the whole input in memory, or a buffer's worth of a file. */
+typedef struct ct_jpeg_reader {
+    ct_input *input;
+    uint8_t *buffer; /* file input only */
+    size_t capacity;
+    const uint8_t *next;
+    const uint8_t *end;
+    uint64_t end_offset; /* stream offset of `end` */
+} ct_jpeg_reader;
+
+/** Starts at the stream's first byte (seek a file input to 0 first); file input is read through `buffer`. */
+void ct_jpeg_reader_init(ct_jpeg_reader *r, ct_input *input, uint8_t *buffer, size_t capacity);
+/** Reads the next window of a file input. Returns 0 at the end (or for memory input). */
+int ct_jpeg_reader_fill(ct_jpeg_reader *r);
+/** The stream offset of the next byte. */
+uint64_t ct_jpeg_reader_offset(const ct_jpeg_reader *r);
+/** Skips count bytes. Returns 0 if the input ends first. */
+int ct_jpeg_reader_skip(ct_jpeg_reader *r, size_t count);
+/** A big-endian 16-bit value, or -1 at the end of the input. */
+int ct_jpeg_read16(ct_jpeg_reader *r);
+/**
+ * Like libjpeg's next_marker: skips garbage and FF00 up to a marker, returns
+ * its code (-1 at the end of the input) and sets the offset of its FF.
+ */
+int ct_jpeg_next_marker(ct_jpeg_reader *r, uint64_t *marker_offset);
+/**
+ * Reads entropy-coded data up to the marker that ends it (not RSTn, FF00 or
+ * fill bytes) and returns its code (-1 at the end of the input), with the
+ * offset of the first FF before it.
+ */
+int ct_jpeg_entropy_end(ct_jpeg_reader *r, uint64_t *marker_offset);
+
+/* The next byte, or -1 at the end of the input. */
+static inline int ct_jpeg_reader_byte(ct_jpeg_reader *r) {
+    if (r->next == r->end && !ct_jpeg_reader_fill(r)) return -1;
+    return *r->next++;
+}
+
 /* ---- progressive scan planning --------------------------------------- */
 
 /** A frame component: its id and the zig-zag coefficients its IDCT reads (bit k = index k). */
@@ -143,5 +183,76 @@ ct_status ct_jpeg_plan_scans(ct_input *input, uint8_t *buffer, size_t capacity,
                              const ct_jpeg_component_need *components, int component_count, ct_alloc *alloc,
                              ct_jpeg_scan_plan *plan, ct_error *error);
 void ct_jpeg_scan_plan_free(ct_jpeg_scan_plan *plan, ct_alloc *alloc);
+
+/* ---- DC-only decoding of progressive files at 1/8 (ct_jpeg_dc.c, ct_jpeg_dc_output.c) ---- */
+
+/** A frame component, as libjpeg's header parse found it. */
+typedef struct ct_jpeg_dc_component {
+    int id;
+    int h, v; /* sampling factors */
+    int quant_table;
+    /** libjpeg's DCT_scaled_size at 1/8: 1 when its own decode also uses the DC coefficient alone. */
+    int scaled_size;
+    uint32_t width_in_blocks, height_in_blocks;
+} ct_jpeg_dc_component;
+
+/** What the DC-only decoder needs to know about the frame, copied from libjpeg after its header parse. */
+typedef struct ct_jpeg_dc_frame {
+    uint32_t width, height;
+    /** The 1/8 image: libjpeg's output size at that scale. */
+    uint32_t output_width, output_height;
+    /** Interleaved scans' MCU grid. */
+    uint32_t mcus_per_row, mcu_rows;
+    int component_count;
+    int max_h, max_v;
+    J_COLOR_SPACE color_space;
+    /** An Adobe marker was seen: CMYK values are stored inverted. */
+    int inverted_cmyk;
+    /** Output the luma alone, as gray. */
+    int luma_only;
+    ct_jpeg_dc_component components[4];
+} ct_jpeg_dc_frame;
+
+/** One DC coefficient per block, per component, and each component's DC quantisation value. */
+typedef struct ct_jpeg_dc_planes {
+    int16_t *plane[4];
+    /** Blocks per row and rows of blocks, MCU padding included. */
+    uint32_t stride[4], rows[4];
+    uint16_t quant[4];
+    uint8_t quant_latched[4];
+} ct_jpeg_dc_planes;
+
+typedef enum ct_jpeg_dc_result {
+    CT_JPEG_DC_DONE,
+    /** Something the DC path leaves to libjpeg: nothing was output; decode the file the usual way. */
+    CT_JPEG_DC_FALLBACK,
+    /** A failure libjpeg would share (out of memory, a read error, cancellation): *status says which. */
+    CT_JPEG_DC_FAILED
+} ct_jpeg_dc_result;
+
+/**
+ * Reads the whole stream from its start (file input through `buffer`, which
+ * libjpeg must not be holding bytes in) and fills `planes` with every
+ * block's DC coefficient. Planes larger than memory_limit (0: none) fall
+ * back. Free the planes with ct_jpeg_dc_planes_free whatever the result.
+ */
+ct_jpeg_dc_result ct_jpeg_dc_decode(const ct_jpeg_dc_frame *frame, ct_input *input, uint8_t *buffer,
+                                    size_t capacity, ct_alloc *alloc, uint64_t memory_limit,
+                                    const ct_cancel_token *cancel, ct_jpeg_dc_planes *planes, ct_status *status,
+                                    ct_error *error);
+void ct_jpeg_dc_planes_free(ct_jpeg_dc_planes *planes, ct_alloc *alloc);
+
+/**
+ * Makes the 1/8 image's rows from the planes, converted to the resampler's
+ * layout (gray or RGB), and pushes them into it. Luma, and every component
+ * libjpeg also decodes from its DC alone, come out as libjpeg's 1×1 IDCT and
+ * upsampling make them; components libjpeg reconstructs with a larger IDCT
+ * (4:2:0 chroma at 1/8) are interpolated from their DC values.
+ */
+ct_status ct_jpeg_dc_render(const ct_jpeg_dc_frame *frame, const ct_jpeg_dc_planes *planes, ct_alloc *alloc,
+                            const ct_cancel_token *cancel, ct_resampler *resampler, ct_error *error);
+
+/** CMYK to RGB in place (4 bytes in, 3 out per pixel); `inverted` for Adobe files. */
+void ct_jpeg_cmyk_to_rgb(uint8_t *row, uint32_t width, int inverted);
 
 #endif /* CT_JPEG_H */

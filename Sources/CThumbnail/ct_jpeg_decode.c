@@ -38,6 +38,8 @@ typedef struct ct_jpeg_decoder {
     ct_layout layout;
     int multi_scan; /* libjpeg buffers the whole image's coefficients */
     ct_jpeg_scan_plan plan;
+    ct_jpeg_path path;
+    ct_jpeg_dc_planes planes; /* the DC-only path's coefficients */
     /* buffers */
     uint8_t *pixels; /* malloc'd, handed to the caller */
     uint8_t *rows;
@@ -153,6 +155,12 @@ static ct_status ct_jpeg_configure(ct_jpeg_decoder *d, const ct_decode_options *
         d->layout = CT_LAYOUT_GRAY;
         break;
     case JCS_YCbCr:
+        if (options->jpeg_luma_only) {
+            cinfo->out_color_space = JCS_GRAYSCALE;
+            d->layout = CT_LAYOUT_GRAY;
+            break;
+        }
+        /* fall through */
     case JCS_RGB:
         cinfo->out_color_space = JCS_EXT_RGB; /* 3 bytes: less to write and filter than RGBA */
         d->layout = CT_LAYOUT_RGB;
@@ -225,6 +233,7 @@ static void ct_jpeg_close(ct_jpeg_decoder *d) {
     ct_alloc_free(&d->alloc, d->rows);
     d->rows = NULL;
     ct_jpeg_scan_plan_free(&d->plan, &d->alloc);
+    ct_jpeg_dc_planes_free(&d->planes, &d->alloc);
     ct_jpeg_source_free(&d->source, &d->alloc);
 }
 
@@ -276,9 +285,9 @@ static inline unsigned ct_mul255(unsigned a, unsigned b) {
  * inverted values, so there R = C·K/255 on the stored bytes; without one
  * the values are taken as plain ink, R = (255−C)(255−K)/255.
  */
-static void ct_jpeg_cmyk_to_rgb(uint8_t *row, JDIMENSION width, int inverted) {
+void ct_jpeg_cmyk_to_rgb(uint8_t *row, uint32_t width, int inverted) {
     unsigned flip = inverted ? 0 : 255;
-    for (JDIMENSION x = 0; x < width; x++) {
+    for (uint32_t x = 0; x < width; x++) {
         const uint8_t *in = row + (size_t)x * 4;
         unsigned c = in[0] ^ flip, m = in[1] ^ flip, y = in[2] ^ flip, k = in[3] ^ flip;
         uint8_t *out = row + (size_t)x * 3;
@@ -288,19 +297,27 @@ static void ct_jpeg_cmyk_to_rgb(uint8_t *row, JDIMENSION width, int inverted) {
     }
 }
 
-static ct_status ct_jpeg_prepare_output(ct_jpeg_decoder *d, ct_error *error) {
-    j_decompress_ptr cinfo = &d->cinfo;
+/* The thumbnail's pixels, and the area filter into them from a width × height image. */
+static ct_status ct_jpeg_prepare_thumbnail(ct_jpeg_decoder *d, uint32_t width, uint32_t height, ct_error *error) {
     size_t pixel_bytes = (size_t)d->thumb_width * d->thumb_height * 4;
     d->pixels = malloc(pixel_bytes);
     if (d->pixels == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for a %ux%u thumbnail",
                                           d->thumb_width, d->thumb_height);
     ct_alloc_note(&d->alloc, (int64_t)pixel_bytes);
+    return ct_resampler_init(&d->resampler, &d->alloc, width, height, d->thumb_width, d->thumb_height, d->layout,
+                             d->pixels, error);
+}
+
+/* The thumbnail and libjpeg's scanline batch. */
+static ct_status ct_jpeg_prepare_output(ct_jpeg_decoder *d, ct_error *error) {
+    j_decompress_ptr cinfo = &d->cinfo;
+    ct_status status = ct_jpeg_prepare_thumbnail(d, cinfo->output_width, cinfo->output_height, error);
+    if (status != CT_OK) return status;
     size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
     d->rows = ct_alloc_bytes(&d->alloc, stride * CT_JPEG_BATCH_ROWS);
     if (d->rows == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for JPEG scanlines");
     for (int i = 0; i < CT_JPEG_BATCH_ROWS; i++) d->row_pointers[i] = d->rows + stride * (size_t)i;
-    return ct_resampler_init(&d->resampler, &d->alloc, cinfo->output_width, cinfo->output_height, d->thumb_width,
-                             d->thumb_height, d->layout, d->pixels, error);
+    return CT_OK;
 }
 
 /*
@@ -340,6 +357,105 @@ static ct_status ct_jpeg_decode_rows(ct_jpeg_decoder *d, ct_error *error) {
     return ct_jpeg_ran_short(d) ? ct_jpeg_truncated(error) : CT_OK;
 }
 
+/* ---- DC-only decoding ---- */
+
+/*
+ * A progressive Huffman 8-bit file at 1/8, in a colour space and with sampling
+ * factors the DC path handles. It stands in for the scan-skipping path (whose
+ * statuses it keeps), so both must be allowed.
+ */
+static int ct_jpeg_may_decode_dc(const ct_jpeg_decoder *d, const ct_decode_options *options) {
+    const struct jpeg_decompress_struct *cinfo = &d->cinfo;
+    if (!options->progressive_dc_decoding || !options->progressive_scan_skipping || !cinfo->progressive_mode || cinfo->arith_code
+        || cinfo->data_precision != 8 || cinfo->scale_num != 1 || cinfo->scale_denom != 8)
+        return 0;
+    int count = cinfo->num_components;
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE: if (count != 1) return 0; break;
+    case JCS_YCbCr: case JCS_RGB: if (count != 3) return 0; break;
+    case JCS_CMYK: case JCS_YCCK: if (count != 4) return 0; break;
+    default: return 0;
+    }
+    for (int i = 0; i < count; i++) {
+        const jpeg_component_info *component = &cinfo->comp_info[i];
+        if (cinfo->max_h_samp_factor % component->h_samp_factor != 0
+            || cinfo->max_v_samp_factor % component->v_samp_factor != 0)
+            return 0; /* fractional upsampling: libjpeg refuses it, let it say so */
+    }
+    return 1;
+}
+
+/* Copies what the DC path needs from libjpeg's header parse (jpeg_abort_decompress frees comp_info). */
+static void ct_jpeg_describe_frame(const ct_jpeg_decoder *d, ct_jpeg_dc_frame *frame) {
+    const struct jpeg_decompress_struct *cinfo = &d->cinfo;
+    memset(frame, 0, sizeof *frame);
+    frame->width = cinfo->image_width;
+    frame->height = cinfo->image_height;
+    frame->output_width = cinfo->output_width;
+    frame->output_height = cinfo->output_height;
+    frame->max_h = cinfo->max_h_samp_factor;
+    frame->max_v = cinfo->max_v_samp_factor;
+    frame->mcus_per_row = (uint32_t)(((uint64_t)cinfo->image_width + 8u * (uint64_t)frame->max_h - 1)
+                                     / (8u * (uint64_t)frame->max_h));
+    frame->mcu_rows = (uint32_t)(((uint64_t)cinfo->image_height + 8u * (uint64_t)frame->max_v - 1)
+                                 / (8u * (uint64_t)frame->max_v));
+    frame->component_count = cinfo->num_components;
+    frame->color_space = cinfo->jpeg_color_space;
+    frame->inverted_cmyk = cinfo->saw_Adobe_marker;
+    frame->luma_only = cinfo->jpeg_color_space == JCS_YCbCr && d->layout == CT_LAYOUT_GRAY;
+    for (int i = 0; i < cinfo->num_components; i++) {
+        const jpeg_component_info *info = &cinfo->comp_info[i];
+        ct_jpeg_dc_component *component = &frame->components[i];
+        component->id = info->component_id;
+        component->h = info->h_samp_factor;
+        component->v = info->v_samp_factor;
+        component->quant_table = info->quant_tbl_no;
+        component->scaled_size = info->DCT_scaled_size;
+        component->width_in_blocks = info->width_in_blocks;
+        component->height_in_blocks = info->height_in_blocks;
+    }
+}
+
+/*
+ * Decodes with the DC-only path. *fell_back: it handed the file back before
+ * any output; libjpeg must start over on the stream.
+ */
+static ct_status ct_jpeg_decode_dc(ct_jpeg_decoder *d, int *fell_back, ct_error *error) {
+    ct_jpeg_dc_frame frame;
+    ct_jpeg_describe_frame(d, &frame);
+    *fell_back = 0;
+    if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
+    jpeg_abort_decompress(&d->cinfo); /* frees libjpeg's image pool; it no longer holds bytes of the source buffer */
+    ct_status status = CT_OK;
+    ct_jpeg_dc_result result = ct_jpeg_dc_decode(&frame, d->input, d->source.buffer, d->source.capacity, &d->alloc,
+                                                 d->memory.limit, d->cancel, &d->planes, &status, error);
+    if (result == CT_JPEG_DC_DONE) {
+        status = ct_jpeg_prepare_thumbnail(d, frame.output_width, frame.output_height, error);
+        if (status == CT_OK) status = ct_jpeg_dc_render(&frame, &d->planes, &d->alloc, d->cancel, &d->resampler, error);
+    }
+    ct_jpeg_dc_planes_free(&d->planes, &d->alloc);
+    *fell_back = result == CT_JPEG_DC_FALLBACK;
+    return status;
+}
+
+/* Reads the header again from the start of the stream, after the DC path handed the file back. */
+static ct_status ct_jpeg_start_over(ct_jpeg_decoder *d, const ct_decode_options *options, ct_error *error) {
+    if (ct_jpeg_source_rewind(&d->source, NULL, 0) != 0) return ct_fail(error, CT_IO_ERROR, "cannot seek in the input file");
+    return ct_jpeg_read_header(d, &options->limits, options, error);
+}
+
+/* libjpeg's decode, leaving out the progressive scans the scale cannot use when it may. */
+static ct_status ct_jpeg_decode_with_libjpeg(ct_jpeg_decoder *d, const ct_decode_options *options, ct_error *error) {
+    ct_status status = CT_OK;
+    if (ct_jpeg_may_skip_scans(d, options)) {
+        status = ct_jpeg_plan_skipping(d, error);
+        if (status == CT_OK) status = ct_jpeg_read_header(d, &options->limits, options, error);
+    }
+    if (status == CT_OK) status = ct_jpeg_decode_rows(d, error);
+    d->path = d->plan.count > 0 ? CT_JPEG_PATH_SCAN_SKIPPING : CT_JPEG_PATH_LIBJPEG;
+    return status;
+}
+
 /* ---- entry points ---- */
 
 ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
@@ -356,13 +472,15 @@ ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_t
     ct_jpeg_decoder d;
     ct_status status = ct_jpeg_open(&d, input, &options->limits, options->cancel, error);
     if (status == CT_OK) status = ct_jpeg_read_header(&d, &options->limits, options, error);
-    if (status == CT_OK && ct_jpeg_may_skip_scans(&d, options)) {
-        status = ct_jpeg_plan_skipping(&d, error);
-        if (status == CT_OK) status = ct_jpeg_read_header(&d, &options->limits, options, error);
+    if (status == CT_OK && ct_jpeg_may_decode_dc(&d, options)) {
+        int fell_back;
+        status = ct_jpeg_decode_dc(&d, &fell_back, error);
+        if (status == CT_OK && !fell_back) d.path = CT_JPEG_PATH_DC_ONLY;
+        else if (status == CT_OK) status = ct_jpeg_start_over(&d, options, error);
     }
-    if (status == CT_OK) status = ct_jpeg_decode_rows(&d, error);
+    if (status == CT_OK && d.path != CT_JPEG_PATH_DC_ONLY) status = ct_jpeg_decode_with_libjpeg(&d, options, error);
     uint8_t scale = (uint8_t)d.cinfo.scale_num;
-    uint8_t skipped = d.plan.count > 0;
+    ct_jpeg_path path = d.path;
     ct_jpeg_close(&d);
 
     uint32_t width = d.thumb_width, height = d.thumb_height;
@@ -376,7 +494,7 @@ ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_t
     thumbnail->height = height;
     thumbnail->source = d.info;
     thumbnail->scale_numerator = scale;
-    thumbnail->skipped_scans = skipped;
+    thumbnail->jpeg_path = path;
     thumbnail->peak_bytes = d.alloc.peak;
     return CT_OK;
 }

@@ -29,6 +29,11 @@ struct ThumbCommand: AsyncParsableCommand {
     @Option(help: "JPEG quality, 1 to 100.")
     var quality: Int = 85
 
+    @Option(help: ArgumentHelp(
+        "How far a progressive JPEG's decode may specialise: libjpeg, skipping-scans or dc-only.",
+        discussion: "Each path falls back to the one before it where it does not apply (dc-only needs a 1/8 scale)."))
+    var progressivePath: JPEGDecodePath = .dcOnly
+
     @Flag(help: "Print one JSON object per input instead of a line of text.")
     var json = false
 
@@ -45,7 +50,7 @@ struct ThumbCommand: AsyncParsableCommand {
             try AtomicFile.createDirectory(directory)
         }
         let job = ThumbJob(
-            decoder: ThumbnailDecoder(size: size),
+            decoder: ThumbnailDecoder(size: size, progressivePath: progressivePath),
             encoder: ThumbnailEncoder(jpegQuality: quality),
             plan: plan)
         let reporter = ThumbReporter(json: json)
@@ -67,3 +72,4 @@ struct ThumbCommand: AsyncParsableCommand {
 }
 
 extension ImageFormat: ExpressibleByArgument {}
+extension JPEGDecodePath: ExpressibleByArgument {}

@@ -50,6 +50,7 @@ struct ThumbReporter {
         if let report {
             line.add("scale", "\(report.scaleNumerator)/8")
             line.add("peakDecodeBytes", report.peakDecodeBytes)
+            if let path = report.jpegPath { line.add("jpegPath", path.rawValue) }
         }
         line.add("milliseconds", Self.rounded(outcome.milliseconds))
         return line

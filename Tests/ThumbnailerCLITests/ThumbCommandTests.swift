@@ -159,5 +159,16 @@ import ThumbnailKit
         let peak = try #require(record["peakDecodeBytes"] as? Int)
         #expect(peak < 3 << 20, "peak decode bytes \(peak)")
         #expect(record["scale"] as? String == "1/8")
+        #expect(record["jpegPath"] as? String == "libjpeg", "a baseline file")
+    }
+
+    @Test func theJSONSaysWhichPathDecodedAProgressiveJPEG() throws {
+        let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
+        for (choice, taken) in [("dc-only", "dc-only"), ("skipping-scans", "skipping-scans"), ("libjpeg", "libjpeg")] {
+            let run = try ChildProcess.run(["thumb", photo.path, "--json", "--progressive-path", choice, "-o", path("p.jpg")])
+            #expect(run.status == 0, "\(run.standardError)")
+            let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as! [String: Any]
+            #expect(record["jpegPath"] as? String == taken, "\(choice)")
+        }
     }
 }

@@ -52,6 +52,12 @@ JPEGS = [
     ("j6", "j6_baseline420_q85_4000x3000.jpg", "aitzgorri_by_Aitzol_Berasategi.jpg", 4000, 3000,
      dict(tool="pillow", mode="RGB", quality=85, subsampling=2),
      "baseline 4:2:0 q85", ["jpeg"]),
+    ("j7", "j7_progressive420_q90_6000x4000.jpg", "aitzgorri_by_Aitzol_Berasategi.jpg", 6000, 4000,
+     dict(tool="pillow", mode="RGB", quality=90, subsampling=2, progressive=True),
+     "progressive 4:2:0 q90, 24 MP", ["single_progressive_big_420"]),
+    ("j8", "j8_progressive444_q90_6000x4000.jpg", "life_by_Aitzol_Berasategi.jpg", 6000, 4000,
+     dict(tool="pillow", mode="RGB", quality=90, subsampling=0, progressive=True),
+     "progressive 4:4:4 q90, 24 MP", ["single_progressive_big_444"]),
 ]
 PNGS = [
     ("p1", "p1_rgb8_1000x1500.png", "friends_by_Aitzol_Berasategi.jpg", 1000, 1500,

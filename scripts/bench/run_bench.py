@@ -76,9 +76,13 @@ def first_lines(path, n=4):
 class Tool:
     """name: key; label: shown in tables; kinds: image kinds it handles; batch: takes all files at once."""
 
-    def __init__(self, name, label, kinds, make_argv, batch=False, makes_output=True):
+    def __init__(self, name, label, kinds, make_argv, batch=False, makes_output=True, only=None):
         self.name, self.label, self.kinds = name, label, kinds
         self.make_argv, self.batch, self.makes_output = make_argv, batch, makes_output
+        self.only = only  # a predicate on the image, or None for every image of its kinds
+
+    def handles(self, im):
+        return im["kind"] in self.kinds and (self.only is None or self.only(im))
 
 
 def build_tools(a, out_dir):
@@ -91,6 +95,11 @@ def build_tools(a, out_dir):
     if a.thumbnailer:
         tools.append(Tool("thumbnailer", "thumbnailer", ("jpeg", "png"),
                           lambda im, p: [a.thumbnailer, "thumb", "-s", size, "-o", out("thumbnailer", im), p]))
+        # The path the DC-only decoder replaces, on the progressive files: the CPU baseline it must not exceed.
+        tools.append(Tool("thumbnailer-skipping", "thumbnailer, scan skipping", ("jpeg",),
+                          lambda im, p: [a.thumbnailer, "thumb", "-s", size, "--progressive-path", "skipping-scans",
+                                         "-o", out("thumbnailer-skipping", im), p],
+                          only=lambda im: "progressive" in im["format"]))
     tools.append(Tool("vips", "vipsthumbnail", ("jpeg", "png"),
                       lambda im, p: [a.vipsthumbnail, "-s", size, "-o", out("vips", im) + "[Q=85]", p]))
     tools.append(Tool("pillow", "Pillow draft+thumbnail", ("jpeg", "png"),
@@ -230,6 +239,7 @@ def main():
     group = lambda g: [im["id"] for im in images if g in im["groups"]]
     jpeg_set, png_set = group("jpeg"), group("png")
     big_jpeg, big_png, prog = group("single_jpeg_big"), group("single_png_big"), group("single_progressive")
+    big_prog_420, big_prog_444 = group("single_progressive_big_420"), group("single_progressive_big_444")
 
     out_dir = os.path.join(a.work, "out")
     shutil.rmtree(out_dir, ignore_errors=True)
@@ -243,7 +253,7 @@ def main():
     units = []  # list of lists: the tools that take turns on one image
     for im in images:
         path = os.path.join(a.images, im["file"])
-        units.append([((t.name, im["id"]), t, t.make_argv(im, path)) for t in tools if im["kind"] in t.kinds])
+        units.append([((t.name, im["id"]), t, t.make_argv(im, path)) for t in tools if t.handles(im)])
     if a.thumbnailer:
         for name, ids in (("jpeg", jpeg_set), ("png", png_set)):
             d = os.path.join(out_dir, "thumbnailer-batch-" + name)
@@ -285,7 +295,7 @@ def main():
         if not t.makes_output:
             continue
         for im in images:
-            if im["kind"] not in t.kinds or (t.name, im["id"]) in failures:
+            if not t.handles(im) or (t.name, im["id"]) in failures:
                 continue
             stem = os.path.splitext(im["file"])[0]
             p = os.path.join(out_dir, t.name, stem + (".png" if im["has_alpha"] else ".jpg"))
@@ -356,6 +366,8 @@ def main():
         (f"JPEG {dims(big_jpeg)} baseline", big_jpeg, "djpeg", None),
         (f"PNG {dims(big_png)}", big_png, "libpng", None),
         (f"JPEG progressive {dims(prog)}", prog, "djpeg", None),
+        (f"JPEG progressive {dims(big_prog_420)} 4:2:0", big_prog_420, "djpeg", None),
+        (f"JPEG progressive {dims(big_prog_444)} 4:4:4", big_prog_444, "djpeg", None),
     ]
     table, agg = [], {}
     for cname, ids, floor, batch in classes:
@@ -366,6 +378,8 @@ def main():
         entries = []
         for t in tools:
             if t.name in ("djpeg", "libpng") and t.name != floor:
+                continue
+            if not all(t.handles(by_id[i]) for i in ids):
                 continue
             entries.append((t.label, [(t.name, i) for i in ids], t.name))
             if t.name == "thumbnailer" and batch:
@@ -427,6 +441,11 @@ def main():
     rss_target(f"peak RSS, {cn[2]}", cn[2], 20)
     rss_target(f"peak RSS, {cn[3]}", cn[3], 20)
     ratio_target(f"{cn[4]}: CPU ≤ 0.5× Pillow's", cn[4], "thumbnailer", "pillow", 0.5)
+    for progressive in cn[4:7]:
+        ratio_target(f"{progressive}: CPU ≤ the scan-skipping path's", progressive, "thumbnailer",
+                     "thumbnailer-skipping", 1.0)
+    rss_target(f"peak RSS, {cn[5]}", cn[5], 20)
+    rss_target(f"peak RSS, {cn[6]}", cn[6], 20)
     L.append("")
 
     # ---------------------------------------------------------- per file
@@ -437,7 +456,7 @@ def main():
     for im in images:
         row = [im["id"]]
         for t in names:
-            if im["kind"] not in t.kinds:
+            if not t.handles(im):
                 row.append("")
                 continue
             g = aggregate(results, [(t.name, im["id"])], a.rounds)

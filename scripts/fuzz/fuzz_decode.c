@@ -1,14 +1,33 @@
 /*
  * libFuzzer harness over the C decode module: every input is decoded from
  * memory with options drawn from its length, so one corpus exercises the
- * DCT scales, the area filter at many ratios, orientation, scan skipping and
- * the limits. Crashes, leaks, undefined behaviour and hangs are findings;
- * decode errors are not.
+ * DCT scales, the area filter at many ratios, orientation, scan skipping,
+ * the DC-only progressive path and the limits. Half the inputs are decoded
+ * into a box of 1/8 of their size (read from their header), the scale where
+ * the DC-only path runs. Crashes, leaks, undefined behaviour and hangs are
+ * findings; decode errors are not. At exit it says how many decodes each
+ * JPEG path completed, so a run shows it reached the DC-only path.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cthumbnail.h"
+
+static unsigned long completed_by_path[4];
+
+static void report_paths(void) {
+    fprintf(stderr, "fuzz: JPEG decodes completed by path: libjpeg %lu, skipping-scans %lu, dc-only %lu\n",
+            completed_by_path[CT_JPEG_PATH_LIBJPEG], completed_by_path[CT_JPEG_PATH_SCAN_SKIPPING],
+            completed_by_path[CT_JPEG_PATH_DC_ONLY]);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    atexit(report_paths);
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const uint32_t boxes[] = {0, 1, 7, 32, 64, 256, 1000};
@@ -16,22 +35,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     options.max_width = boxes[size % 7];
     options.max_height = boxes[(size / 7) % 7];
     options.apply_orientation = (size / 49) % 2 == 0;
-    options.progressive_scan_skipping = (size / 98) % 2 == 0;
+    options.progressive_scan_skipping = (size / 98) % 4 != 0;
+    options.progressive_dc_decoding = (size / 98) % 4 != 1;
+    options.jpeg_luma_only = (size / 392) % 2 == 0;
     /* Keep allocations small enough for the fuzzer's RSS limit. */
     options.limits.max_pixels = 16u * 1024 * 1024;
     options.limits.max_decoder_memory = 256u * 1024 * 1024;
 
-    ct_thumbnail thumbnail;
+    ct_image_info info;
     ct_error error;
+    if (size % 2 == 0 && ct_probe_memory(data, size, &options.limits, &info, &error) == CT_OK) {
+        options.max_width = (info.width + 7) / 8; /* the 1/8 image: the DC-only path's scale */
+        options.max_height = (info.height + 7) / 8;
+    }
+    ct_thumbnail thumbnail;
     if (ct_decode_memory(data, size, &options, &thumbnail, &error) == CT_OK) {
         /* Touch every output byte so ASan/MSan see the whole buffer. */
         volatile uint8_t sum = 0;
         size_t bytes = (size_t)thumbnail.width * thumbnail.height * 4;
         for (size_t i = 0; i < bytes; i++) sum ^= thumbnail.pixels[i];
         (void)sum;
+        if (thumbnail.jpeg_path < 4) completed_by_path[thumbnail.jpeg_path]++;
         ct_thumbnail_free(&thumbnail);
     }
-    ct_image_info info;
     ct_limits limits = options.limits;
     (void)ct_probe_memory(data, size, &limits, &info, &error);
     return 0;

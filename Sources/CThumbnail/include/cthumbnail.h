@@ -140,12 +140,36 @@ typedef struct ct_decode_options {
      * that scale cannot use. The output is identical to the full decode.
      */
     uint8_t progressive_scan_skipping;
+    /**
+     * Nonzero: a progressive Huffman JPEG decoded at 1/8 keeps one DC
+     * coefficient per block instead of libjpeg's 64, decoding only its DC
+     * scans; anything that path does not handle goes to libjpeg as before.
+     * Luma matches libjpeg's 1/8 decode exactly; 4:2:0 chroma is interpolated
+     * from its DC values (libjpeg reads AC terms for it).
+     */
+    uint8_t progressive_dc_decoding;
+    /**
+     * Nonzero: a YCbCr JPEG decodes its luma (Y) alone, into a gray thumbnail.
+     * Other colour spaces, and PNGs, are unaffected.
+     */
+    uint8_t jpeg_luma_only;
     /** May be NULL. Checked between scanline batches. */
     const ct_cancel_token *cancel;
 } ct_decode_options;
 
-/** Options with a 256×256 box, default limits, orientation applied, scan skipping on. */
+/** Options with a 256×256 box, default limits, orientation applied, scan skipping and DC-only decoding on. */
 ct_decode_options ct_default_decode_options(void);
+
+/** Which decoder read a JPEG's entropy data. */
+typedef enum ct_jpeg_path {
+    CT_JPEG_PATH_NONE = 0,
+    /** libjpeg, every scan. */
+    CT_JPEG_PATH_LIBJPEG = 1,
+    /** libjpeg, with the progressive scans the scale cannot use left out. */
+    CT_JPEG_PATH_SCAN_SKIPPING = 2,
+    /** The DC-only decoder: a progressive file's DC scans, one coefficient per block. */
+    CT_JPEG_PATH_DC_ONLY = 3
+} ct_jpeg_path;
 
 /** A decoded thumbnail and what making it cost. */
 typedef struct ct_thumbnail {
@@ -162,8 +186,8 @@ typedef struct ct_thumbnail {
     ct_image_info source;
     /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG. */
     uint8_t scale_numerator;
-    /** 1 when the progressive scan-skipping path produced this thumbnail. */
-    uint8_t skipped_scans;
+    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for PNG). */
+    ct_jpeg_path jpeg_path;
     /**
      * Peak bytes allocated during the decode: this module's buffers plus what
      * libjpeg/libpng requested through their memory managers.

@@ -6,16 +6,39 @@ public struct DecodeReport: Sendable, Hashable {
     public let source: ImageHeader
     /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for PNG.
     public let scaleNumerator: Int
-    /// Whether a progressive JPEG skipped the scans its scale cannot use.
-    public let skippedScans: Bool
+    /// Which decoder read a JPEG's entropy data; `nil` for PNG.
+    public let jpegPath: JPEGDecodePath?
+    /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
+    public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
     /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations.
     public let peakDecodeBytes: Int
 
     init(_ thumbnail: ct_thumbnail) {
         source = ImageHeader(thumbnail.source)
         scaleNumerator = Int(thumbnail.scale_numerator)
-        skippedScans = thumbnail.skipped_scans != 0
+        jpegPath = JPEGDecodePath(thumbnail.jpeg_path)
         peakDecodeBytes = Int(clamping: thumbnail.peak_bytes)
+    }
+}
+
+/// The ways a JPEG can be decoded, from the most general to the most specialised.
+public enum JPEGDecodePath: String, Sendable, Hashable, CaseIterable {
+    /// libjpeg, every scan.
+    case libjpeg
+    /// libjpeg, leaving out the progressive scans a reduced scale cannot use; the output is identical.
+    case skippingScans = "skipping-scans"
+    /// A progressive file at 1/8: its DC scans only, one coefficient per block instead
+    /// of libjpeg's 64. Luma is identical to libjpeg's; 4:2:0 chroma is interpolated
+    /// from the DC values, where libjpeg also reads AC terms.
+    case dcOnly = "dc-only"
+
+    init?(_ path: ct_jpeg_path) {
+        switch path {
+        case CT_JPEG_PATH_LIBJPEG: self = .libjpeg
+        case CT_JPEG_PATH_SCAN_SKIPPING: self = .skippingScans
+        case CT_JPEG_PATH_DC_ONLY: self = .dcOnly
+        default: return nil
+        }
     }
 }
 

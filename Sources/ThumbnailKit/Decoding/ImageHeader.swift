@@ -24,16 +24,6 @@ public struct ImageHeader: Sendable, Hashable {
     /// Height once EXIF orientation is applied.
     public var orientedHeight: Int { (5...8).contains(orientation) ? width : height }
 
-    /// The bytes of a buffer as large as the whole image that decoding it
-    /// takes, whatever the thumbnail's size: a progressive JPEG's coefficients,
-    /// which libjpeg keeps for every 8×8 block of every component (128 bytes
-    /// each; counted as if no component were subsampled, an upper bound). 0
-    /// for everything else, which decodes a few rows at a time.
-    public var wholeImageBufferBytes: Int {
-        guard format == .jpeg, isProgressive else { return 0 }
-        return (width + 7) / 8 * ((height + 7) / 8) * components * 128
-    }
-
     init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, isProgressive: Bool,
          components: Int, bitDepth: Int) {
         self.format = format

@@ -17,15 +17,21 @@ public struct ThumbnailDecoder: Sendable {
     public var limits: DecodingLimits
     /// Rotate or flip by the JPEG's EXIF orientation. Default: `true`.
     public var appliesOrientation: Bool
-    /// Let progressive JPEGs skip the scans a reduced scale cannot use (exact). Default: `true`.
-    public var skipsUnneededScans: Bool
+    /// The most specialised path a progressive JPEG may take; where it does not
+    /// apply (another scale, arithmetic coding, a structure it leaves to libjpeg)
+    /// the decode falls back to the one before it. Default: ``JPEGDecodePath/dcOnly``,
+    /// which at 1/8 needs 2 bytes per 8×8 block where libjpeg needs 128.
+    public var progressivePath: JPEGDecodePath
+    /// Decode a YCbCr JPEG's luma alone, as a gray thumbnail (for the tests that
+    /// compare decode paths plane by plane). Default: `false`.
+    package var decodesLumaOnly = false
 
     public init(size: ThumbnailSize = .fit(256), limits: DecodingLimits = .default,
-                appliesOrientation: Bool = true, skipsUnneededScans: Bool = true) {
+                appliesOrientation: Bool = true, progressivePath: JPEGDecodePath = .dcOnly) {
         self.size = size
         self.limits = limits
         self.appliesOrientation = appliesOrientation
-        self.skipsUnneededScans = skipsUnneededScans
+        self.progressivePath = progressivePath
     }
 
     /// Decodes an image held in memory: any bytes (`[UInt8]`, `ArraySlice<UInt8>`,
@@ -85,6 +91,29 @@ public struct ThumbnailDecoder: Sendable {
         }
     }
 
+    /// The bytes of a buffer as large as the whole image that decoding an image
+    /// with `header` to ``size`` takes: a progressive JPEG's coefficients, which
+    /// libjpeg keeps for every 8×8 block of every component (128 bytes each), or
+    /// 2 bytes a block on the DC-only path at 1/8. Counted as if no component
+    /// were subsampled, an upper bound. 0 for everything else, which decodes a
+    /// few rows at a time.
+    public func wholeImageBufferBytes(for header: ImageHeader) -> Int {
+        guard header.format == .jpeg, header.isProgressive else { return 0 }
+        let blocks = (header.width + 7) / 8 * ((header.height + 7) / 8) * header.components
+        return blocks * (progressivePath == .dcOnly && scaleNumerator(for: header) == 1 ? 2 : 128)
+    }
+
+    /// The DCT scale, as M in M/8, a JPEG with `header` is decoded at for
+    /// ``size``: the smallest whose output still covers the thumbnail, as the C
+    /// decoder picks it (libjpeg's output is the source size × M/8, rounded up).
+    func scaleNumerator(for header: ImageHeader) -> Int {
+        let transposed = appliesOrientation && (5...8).contains(header.orientation)
+        let fitted = transposed ? size.fitting(width: header.height, height: header.width)
+                                : size.fitting(width: header.width, height: header.height)
+        let (width, height) = transposed ? (fitted.height, fitted.width) : fitted
+        return [1, 2, 4].first { (header.width * $0 + 7) / 8 >= width && (header.height * $0 + 7) / 8 >= height } ?? 8
+    }
+
     private func run(
         _ cancellation: DecodeCancellation?,
         _ body: (UnsafePointer<ct_decode_options>, UnsafeMutablePointer<ct_thumbnail>, UnsafeMutablePointer<ct_error>) -> ct_status
@@ -94,7 +123,9 @@ public struct ThumbnailDecoder: Sendable {
         options.max_height = UInt32(clamping: size.maxHeight ?? 0)
         options.limits = limits.cValue
         options.apply_orientation = appliesOrientation ? 1 : 0
-        options.progressive_scan_skipping = skipsUnneededScans ? 1 : 0
+        options.progressive_scan_skipping = progressivePath == .libjpeg ? 0 : 1
+        options.progressive_dc_decoding = progressivePath == .dcOnly ? 1 : 0
+        options.jpeg_luma_only = decodesLumaOnly ? 1 : 0
         var thumbnail = ct_thumbnail()
         var error = ct_error()
         let status = withExtendedLifetime(cancellation) {

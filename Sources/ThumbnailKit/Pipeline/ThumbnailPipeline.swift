@@ -40,9 +40,9 @@ public final class ThumbnailPipeline: Sendable {
         /// Decodes at once. Default: one per core.
         public var maximumConcurrentDecodes: Int
         /// Of those, decodes that need a whole-image buffer of ``largeDecodeBytes``
-        /// or more (progressive JPEGs keep every coefficient; see
-        /// ``ImageHeader/wholeImageBufferBytes``) at once. Default: 1, so that
-        /// two such buffers are never held together.
+        /// or more (progressive JPEGs above 1/8, where libjpeg keeps every
+        /// coefficient; see ``ThumbnailDecoder/wholeImageBufferBytes(for:)``) at
+        /// once. Default: 1, so that two such buffers are never held together.
         public var maximumConcurrentLargeDecodes: Int
         /// What makes a decode large. Default: 4 MiB (a progressive colour JPEG
         /// of about 0.7 megapixels and up).
@@ -51,7 +51,7 @@ public final class ThumbnailPipeline: Sendable {
         public var retryPolicy: RetryPolicy
         /// The largest original accepted, announced or streamed. Default: 50 MB.
         public var maximumDownloadBytes: Int
-        /// Limits and orientation for every decode (its size is each request's). Default: ``ThumbnailDecoder/init(size:limits:appliesOrientation:skipsUnneededScans:)``.
+        /// Limits and orientation for every decode (its size is each request's). Default: ``ThumbnailDecoder/init(size:limits:appliesOrientation:progressivePath:)``.
         public var decoder: ThumbnailDecoder
         /// How thumbnails are encoded for the disk tier. Default: JPEG quality 85, PNG with alpha.
         public var encoder: ThumbnailEncoder

@@ -16,7 +16,10 @@ struct ThumbnailRenderer: Sendable {
                 priority: PriorityFollower) async throws -> [ThumbnailSize: Thumbnail] {
         // A header that cannot be read is the decode's to report.
         let header = try? await BlockingWork.run { [decoder] in try decoder.readHeader(of: original) }
-        guard let header, header.wholeImageBufferBytes >= largeDecodeBytes else {
+        var sized = decoder
+        sized.size = ThumbnailSize.union(of: wantedSizes())
+        // Sizes wanted later may raise the scale past 1/8: the estimate is for the sizes wanted now.
+        guard let header, sized.wholeImageBufferBytes(for: header) >= largeDecodeBytes else {
             return try await render(original, in: limiter, wantedSizes: wantedSizes, priority: priority)
         }
         let ticket = largeLimiter.makeTicket()

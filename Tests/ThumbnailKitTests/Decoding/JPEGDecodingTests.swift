@@ -103,8 +103,8 @@ import ThumbnailKit
     @Test(arguments: TestImagesManifest.entries.filter { $0.format == "jpeg" && $0.expect == "decodes" && $0.header?.progressive == true })
     func skippingUnneededScansGivesTheSamePixelsAsTheFullDecode(entry: TestImageEntry) throws {
         for box in [16, 32, 64, 128, 256] {
-            let skipping = try ThumbnailDecoder(size: .fit(box), skipsUnneededScans: true).decode(contentsOfFile: entry.path)
-            let full = try ThumbnailDecoder(size: .fit(box), skipsUnneededScans: false).decode(contentsOfFile: entry.path)
+            let skipping = try ThumbnailDecoder(size: .fit(box), progressivePath: .skippingScans).decode(contentsOfFile: entry.path)
+            let full = try ThumbnailDecoder(size: .fit(box), progressivePath: .libjpeg).decode(contentsOfFile: entry.path)
             #expect(full.report?.skippedScans == false)
             // With the standard scan script only the 1×1 IDCT at 1/8 leaves whole scans unread.
             if skipping.report?.scaleNumerator == 1 {

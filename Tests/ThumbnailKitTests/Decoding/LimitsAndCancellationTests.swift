@@ -44,10 +44,18 @@ import Testing
     @Test func aProgressiveJPEGThatNeedsMoreWorkingMemoryThanAllowedIsRefused() throws {
         let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
         let tight = DecodingLimits(maxDecoderMemory: 1 << 20)
-        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 1 MiB working memory")) { try ThumbnailDecoder(limits: tight).decode(contentsOfFile: photo.path) }
-        // A baseline JPEG streams: the same budget is plenty.
+        // libjpeg keeps all 64 coefficients of every block of a progressive file: more than 1 MiB here.
+        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 1 MiB working memory")) {
+            try ThumbnailDecoder(limits: tight, progressivePath: .skippingScans).decode(contentsOfFile: photo.path)
+        }
+        // The DC-only path keeps one per block: the same budget is plenty, as it is for a baseline JPEG, which streams.
+        #expect(try ThumbnailDecoder(limits: tight).decode(contentsOfFile: photo.path).report?.jpegPath == .dcOnly)
         let baseline = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "baseline"))
         #expect(try ThumbnailDecoder(limits: tight).decode(contentsOfFile: baseline.path).width == 256)
+        // Under a budget its DC planes (144 KiB) exceed, it leaves the file to libjpeg, which refuses it as before.
+        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 0.1 MiB working memory")) {
+            try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: 64 << 10)).decode(contentsOfFile: photo.path)
+        }
     }
 
     /// Counts a decode's checkpoints; at the chosen one, runs an action on
@@ -85,7 +93,7 @@ import Testing
     }
 
     /// A PNG row by row and pass by pass (Adam7), a baseline JPEG's scanline
-    /// batches, a progressive JPEG's scans absorbed row of blocks by row.
+    /// batches, a progressive JPEG's DC scans (the DC-only path at 1/8) row of blocks by row.
     static let photos = [
         "photo-sunset-rgba-vignette-1024x683.png", "photo-life-adam7-rgb-640x480.png",
         "photo-aitzgorri-baseline-3000x1998.jpg", "photo-picosdeeuropa-progressive-2048x1536.jpg",

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 import ThumbnailHTTP
-import ThumbnailKit
+@testable import ThumbnailKit
 
 /// The pipeline end to end against the loopback server, with request counts
 /// observed at the server: coalescing, cancellation, retries, errors, the
@@ -72,21 +72,43 @@ import ThumbnailKit
     }
 
     @Test func decodesThatNeedAWholeImageBufferRunUnderTheLargeDecodeLimit() async throws {
-        for name in ["photo-picosdeeuropa-progressive-2048x1536.jpg", "jpeg-progressive-444-gradient-256x192.jpg",
+        let progressive = "photo-picosdeeuropa-progressive-2048x1536.jpg"
+        for name in [progressive, "jpeg-progressive-444-gradient-256x192.jpg",
                      "photo-aitzgorri-baseline-3000x1998.jpg", "photo-life-adam7-rgb-640x480.png"] {
             server.route("/\(name)", .init(body: try Fixtures.bytes(ofTestImage: name)))
         }
         let pipeline = try makePipeline()
-        for name in ["photo-picosdeeuropa-progressive-2048x1536.jpg", "jpeg-progressive-444-gradient-256x192.jpg",
+        for name in [progressive, "jpeg-progressive-444-gradient-256x192.jpg",
                      "photo-aitzgorri-baseline-3000x1998.jpg", "photo-life-adam7-rgb-640x480.png"] {
             _ = try await pipeline.thumbnail(for: request("/\(name)"))
         }
-        // Only the 2048×1536 progressive JPEG needs a buffer past 4 MiB (256×192 blocks × 3 × 128 bytes, at most).
-        #expect(pipeline.statistics.decodes == 4 && pipeline.statistics.largeDecodes == 1)
-        let header = try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: "photo-picosdeeuropa-progressive-2048x1536.jpg"))
-        #expect(header.wholeImageBufferBytes == 256 * 192 * 3 * 128)
-        #expect(try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: "photo-aitzgorri-baseline-3000x1998.jpg"))
-            .wholeImageBufferBytes == 0)
+        // At 256 px the 2048×1536 progressive JPEG is decoded at 1/8, on the DC-only path: no large buffer.
+        #expect(pipeline.statistics.decodes == 4 && pipeline.statistics.largeDecodes == 0)
+        // At 512 px it is decoded at 1/4 by libjpeg, which keeps every coefficient: past 4 MiB.
+        _ = try await pipeline.thumbnail(for: request("/\(progressive)", size: 512))
+        #expect(pipeline.statistics.decodes == 5 && pipeline.statistics.largeDecodes == 1)
+
+        let header = try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: progressive))
+        #expect(ThumbnailDecoder(size: .fit(512)).wholeImageBufferBytes(for: header) == 256 * 192 * 3 * 128)
+        #expect(ThumbnailDecoder(size: .fit(256)).wholeImageBufferBytes(for: header) == 256 * 192 * 3 * 2)
+        #expect(ThumbnailDecoder(size: .fit(256), progressivePath: .skippingScans).wholeImageBufferBytes(for: header)
+            == 256 * 192 * 3 * 128)
+        let baseline = try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: "photo-aitzgorri-baseline-3000x1998.jpg"))
+        #expect(ThumbnailDecoder().wholeImageBufferBytes(for: baseline) == 0)
+    }
+
+    /// The decoder's estimate of the DCT scale is the scale the C decoder picks, at every size around the edges.
+    @Test func theScaleEstimateIsTheScaleTheDecoderPicks() throws {
+        for name in ["photo-picosdeeuropa-progressive-2048x1536.jpg", "jpeg-exif-orientation-6-mm.jpg",
+                     "jpeg-odd-17x13.jpg"] {
+            let bytes = try Fixtures.bytes(ofTestImage: name)
+            let header = try ThumbnailDecoder().readHeader(bytes)
+            for box in [1, 2, 3, 16, 255, 256, 257, 511, 512, 513, 1024, 1025] {
+                let decoder = ThumbnailDecoder(size: .fit(box))
+                #expect(decoder.scaleNumerator(for: header) == (try decoder.decode(bytes)).report?.scaleNumerator,
+                        "\(name) at \(box)")
+            }
+        }
     }
 
     @Test func sizesOfOneURLWantedTogetherComeFromOneDecode() async throws {
