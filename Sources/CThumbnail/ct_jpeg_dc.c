@@ -54,7 +54,6 @@ typedef struct ct_dc_bits {
 typedef struct ct_dc_decoder {
     const ct_jpeg_dc_frame *frame;
     ct_jpeg_reader reader;
-    ct_alloc *alloc;
     const ct_cancel_token *cancel;
     ct_jpeg_dc_planes *planes;
     /* tables as the stream defines them */
@@ -526,7 +525,6 @@ ct_jpeg_dc_result ct_jpeg_dc_decode(const ct_jpeg_dc_frame *frame, ct_input *inp
         return CT_JPEG_DC_FAILED;
     }
     d->frame = frame;
-    d->alloc = alloc;
     d->cancel = cancel;
     d->planes = planes;
     memset(d->coef_bits, -1, sizeof d->coef_bits);
