@@ -137,6 +137,21 @@ import Testing
         #expect(try ThumbnailDecoder(size: .fit(64)).decode(contentsOfFile: baseline.path).report?.jpegPath == .libjpeg)
     }
 
+    /// EXIF orientation applies on the DC-only path as on libjpeg's: a progressive
+    /// photo given the EXIF segment of an orientation-6 file (spliced in after SOI).
+    @Test func orientationAppliesOnTheDCOnlyPath() throws {
+        let photo = try Fixtures.bytes(ofTestImage: "jpeg-progressive-422-photo-200x150.jpg")
+        let tagged = try Fixtures.bytes(ofTestImage: "jpeg-exif-orientation-6-mm.jpg")
+        let app1 = try #require(tagged.indices.dropLast(3).first { tagged[$0] == 0xFF && tagged[$0 + 1] == 0xE1 })
+        let length = Int(tagged[app1 + 2]) << 8 | Int(tagged[app1 + 3])
+        let rotated = Array(photo[..<2]) + tagged[app1..<(app1 + 2 + length)] + photo[2...]
+        let ours = try ThumbnailDecoder(size: .fit(25)).decode(rotated)
+        let reference = try ThumbnailDecoder(size: .fit(25), progressivePath: .skippingScans).decode(rotated)
+        #expect(ours.source.orientation == 6 && ours.report?.jpegPath == .dcOnly)
+        #expect(ours.width == 19 && ours.height == 25, "200×150 turned a quarter: \(ours.width)×\(ours.height)")
+        #expect(ours.maximumDifference(from: reference) == 0)
+    }
+
     /// Files libjpeg refuses only for damage inside AC scans that it reads at
     /// 1/8 (4:2:0 chroma) and the DC-only path never decodes: it accepts them.
     static let acceptedDespiteACDamage: Set<String> = [
