@@ -23,7 +23,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
-        // The system codec libraries, found through pkg-config.
+        // The system codec libraries, found through pkg-config (giflib: see CGIF).
         .systemLibrary(
             name: "CJPEG",
             pkgConfig: "libjpeg",
@@ -33,6 +33,22 @@ let package = Package(
             name: "CPNG",
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
+        // giflib has no pkg-config file on every distribution (Ubuntu 22.04's has none): the module
+        // map links it, and gif_lib.h is on the compiler's own path.
+        .systemLibrary(
+            name: "CGIF",
+            providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
+        ),
+        .systemLibrary(
+            name: "CLCMS2",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
         ),
         // libcurl's headers: the HTTP transport (CFetch) and its URL API (relative references, host
         // checks). Only the headers: libcurl is not linked but loaded on first use (CLazyCurl), so
@@ -65,10 +81,12 @@ let package = Package(
             pkgConfig: "nettle",
             providers: [.apt(["nettle-dev"]), .brew(["nettle"])]
         ),
-        // The only code that includes jpeglib.h and png.h: decode + downscale in one pass.
+        // The only code that includes the codec libraries' headers: decode + downscale in one pass,
+        // then colour management on the thumbnail.
         .target(
             name: "CThumbnail",
-            dependencies: ["CJPEG", "CPNG"]
+            dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2"],
+            linkerSettings: [.linkedLibrary("gif")]  // CGIF has no pkg-config file to say so
         ),
         // Bounded HTTP transfers on one I/O thread, on libcurl's multi interface.
         .target(

@@ -26,9 +26,9 @@ harness="$work/fuzz_decode"
 # The toolchain's clang ships libFuzzer (and lld); the system codecs are linked as usual.
 "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld \
     -I Sources/CThumbnail/include -I Sources/CThumbnail \
-    $(pkg-config --cflags libjpeg libpng) \
+    $(pkg-config --cflags libjpeg libpng libwebpdemux lcms2) \
     Sources/CThumbnail/*.c scripts/fuzz/fuzz_decode.c \
-    $(pkg-config --libs libjpeg libpng) -o "$harness"
+    $(pkg-config --libs libjpeg libpng libwebpdemux lcms2) -lgif -o "$harness"
 
 status=0
 for format in "${formats[@]}"; do

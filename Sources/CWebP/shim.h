@@ -1,0 +1,3 @@
+/* libwebp's scaling decoder and its container parser (ICCP, EXIF, animation frames). */
+#include <webp/decode.h>
+#include <webp/demux.h>
