@@ -12,12 +12,21 @@ public struct DecodeReport: Sendable, Hashable {
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
     /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations.
     public let peakDecodeBytes: Int
+    /// `nil` for a clean decode. For an image that is whole but was damaged where it was made
+    /// (a JPEG that reaches its end marker with bad Huffman codes, a scan that ends early or a
+    /// missing scan), libjpeg's first complaint: the thumbnail shows the image as browsers
+    /// draw it, the damaged part grey. A file cut short is ``ThumbnailDecodingError/truncated(_:)``.
+    public let damage: String?
+    /// Whether the source was damaged where it was made; ``damage`` says how.
+    public var isDamaged: Bool { damage != nil }
 
     init(_ thumbnail: ct_thumbnail) {
         source = ImageHeader(thumbnail.source)
         scaleNumerator = Int(thumbnail.scale_numerator)
         jpegPath = JPEGDecodePath(thumbnail.jpeg_path)
         peakDecodeBytes = Int(clamping: thumbnail.peak_bytes)
+        let damage = String(cCharacters: thumbnail.damage)
+        self.damage = damage.isEmpty ? nil : damage
     }
 }
 
