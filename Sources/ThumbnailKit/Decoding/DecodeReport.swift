@@ -66,6 +66,17 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The format's media type, as HTTP names it.
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        }
+    }
+
+    /// An HTTP `Accept` value naming exactly the formats the decoder reads.
+    public static let acceptedMediaTypes = allCases.map(\.mediaType).joined(separator: ", ")
+
     /// The usual file extension.
     public var fileExtension: String {
         switch self {

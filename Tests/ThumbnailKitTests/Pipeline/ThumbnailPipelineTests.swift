@@ -303,6 +303,16 @@ import ThumbnailHTTP
         #expect(bodyBytes.withLock { $0 } == 0 && server.requestCount("/huge.jpg") == 1)
     }
 
+    /// A content-negotiating CDN picks the format it sends from `Accept`: the pipeline's downloads
+    /// name exactly the formats the decoder reads; a plain load (a feed) accepts anything.
+    @Test func aDownloadAcceptsExactlyTheFormatsTheDecoderReads() async throws {
+        server.route("/photo.jpg", .init(body: photo))
+        _ = try await makePipeline().thumbnail(for: request("/photo.jpg"))
+        #expect(server.receivedRequests.last?.headers["accept"] == "image/jpeg, image/png")
+        _ = try await HTTPDataLoader().loadBytes(DataRequest(url: server.url("/photo.jpg")))
+        #expect(server.receivedRequests.last?.headers["accept"] == "*/*")
+    }
+
     // MARK: Cache tiers
 
     @Test func theCacheTiersAnswerBeforeTheNetwork() async throws {
