@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailKit
+
+/// Walks the `webp/` rows of ../shared/corpora/formats/MANIFEST.tsv (libwebp's
+/// conformance streams and Pillow's WebP files) when that folder exists; skips
+/// cleanly when it does not.
+@Suite struct WebPConformanceTests {
+    static let entries = FormatsCorpusEntry.entries(under: "webp/")
+
+    /// What decoding one file gave, from the file and from memory.
+    struct Outcome: Sendable {
+        let entry: FormatsCorpusEntry
+        /// The decode streamed from the file: the thumbnail's size, or the error.
+        let fromFile: Result<(width: Int, height: Int), any Error>
+        /// How the decode from memory disagreed with it, if it did.
+        let disagreement: String?
+    }
+
+    /// Decodes every file both ways, off the cooperative pool.
+    static func decodeEveryFile() async throws -> [Outcome] {
+        try await runBlocking {
+            let decoder = ThumbnailDecoder(size: .fit(256))
+            return entries.map { entry in
+                let fromFile = Result { try decoder.decode(contentsOfFile: entry.path) }
+                let fromMemory = Result { try decoder.decode(try Fixtures.bytes(atPath: entry.path)) }
+                let disagreement: String? = switch (fromFile, fromMemory) {
+                case let (.success(a), .success(b)):
+                    a.maximumDifference(from: b) == 0 && a.source == b.source ? nil : "file and memory decodes differ"
+                case let (.failure(a), .failure(b)):
+                    "\(a)" == "\(b)" ? nil : "file and memory decodes fail differently: \(a) vs \(b)"
+                default:
+                    "file and memory decodes disagree: \(fromFile) vs \(fromMemory)"
+                }
+                return Outcome(entry: entry, fromFile: fromFile.map { ($0.width, $0.height) }, disagreement: disagreement)
+            }
+        }
+    }
+
+    @Test(.enabled(if: FormatsCorpusEntry.folder != nil, "needs ../shared/corpora/formats"), .timeLimit(.minutes(3)))
+    func everyFileIsAcceptedOrRejectedAsTheManifestSays() async throws {
+        // 130 libwebp conformance streams and 13 Pillow files, every one marked accept.
+        #expect(Self.entries.count == 143)
+        var accepted = 0, rejected = 0, eitherDecoded = 0, eitherRefused = 0
+        for outcome in try await Self.decodeEveryFile() {
+            let entry = outcome.entry
+            #expect(outcome.disagreement == nil, "\(entry): \(outcome.disagreement ?? "")")
+            switch (entry.expect, outcome.fromFile) {
+            case (.accept, .success(let size)):
+                accepted += 1
+                #expect(size.width >= 1 && size.width <= 256 && size.height >= 1 && size.height <= 256, "\(entry)")
+            case (.accept, .failure(let error)):
+                Issue.record("\(entry) should decode (\(entry.exercises)) but failed: \(error)")
+            case (.reject, .success):
+                Issue.record("\(entry) should be rejected (\(entry.exercises)) but decoded")
+            case (.reject, .failure(let error)):
+                rejected += 1
+                #expect(error is ThumbnailDecodingError, "\(entry): \(error)")
+            case (.either, .success):
+                eitherDecoded += 1
+            case (.either, .failure(let error)):
+                eitherRefused += 1
+                #expect(error is ThumbnailDecodingError, "\(entry): \(error)")
+            case (.reference, _):
+                break
+            }
+        }
+        print("formats/webp: \(accepted) accepted, \(rejected) rejected, \(eitherDecoded) either decoded, \(eitherRefused) either refused, of \(Self.entries.count)")
+    }
+}
