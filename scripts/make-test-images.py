@@ -1593,6 +1593,15 @@ def make_webp_errors(corpus, produced):
                what="the lossy gradient with its VP8 frame tag claiming a 524287-byte first partition",
                exercises="partition size past the chunk: corrupt", expect=CORRUPT)
 
+    chunks = webp_chunks(lossy)
+    assert chunks[0][0] == b"VP8 "
+    half = chunks[0][1][:len(chunks[0][1]) // 2]
+    corpus.add("webp-error-vp8-cut-sizes-rewritten.webp", webp_container([riff_chunk(b"VP8 ", half)]),
+               what="the lossy gradient's VP8 bitstream cut at half (%d bytes), its chunk and RIFF sizes rewritten "
+                    "to match" % len(half),
+               exercises="a consistent container around a bitstream that ends before the image does: truncated "
+                         "(libwebp: NOT_ENOUGH_DATA)", expect=TRUNCATED, header=webp_header(WEBP_GRADIENT_W, WEBP_GRADIENT_H))
+
     past_end = bytearray(lossy)
     past_end[16:20] = struct.pack("<I", len(lossy))  # the VP8 chunk now claims to run past the RIFF end
     corpus.add("webp-error-chunk-past-riff-end.webp", bytes(past_end),

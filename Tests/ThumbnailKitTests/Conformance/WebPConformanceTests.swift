@@ -68,4 +68,20 @@ import ThumbnailKit
         }
         print("formats/webp: \(accepted) accepted, \(rejected) rejected, \(eitherDecoded) either decoded, \(eitherRefused) either refused, of \(Self.entries.count)")
     }
+
+    @Test(.enabled(if: FormatsCorpusEntry.folder != nil, "needs ../shared/corpora/formats"))
+    func pillowsOrientedHoppersAllComeOutUpright() throws {
+        let decoder = ThumbnailDecoder(size: .fit(64))
+        let hopper = try #require(Self.entries.first { $0.file == "webp/pillow/hopper.webp" })
+        let upright = try decoder.decode(contentsOfFile: hopper.path)
+        let oriented = Self.entries.filter { $0.file.contains("hopper_orientation_") }
+        #expect(oriented.count == 7)
+        for entry in oriented {
+            let thumbnail = try decoder.decode(contentsOfFile: entry.path)
+            #expect(thumbnail.source.orientation == Int(entry.file.dropLast(".webp".count).last!.wholeNumberValue!))
+            #expect(thumbnail.width == upright.width && thumbnail.height == upright.height, "\(entry)")
+            // Each is hopper re-encoded after the inverse transform: lossy, so close, not equal.
+            #expect(thumbnail.meanDifference(from: upright) < 4, "\(entry): mean \(thumbnail.meanDifference(from: upright))")
+        }
+    }
 }

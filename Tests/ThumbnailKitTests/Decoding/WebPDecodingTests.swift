@@ -220,6 +220,7 @@ import Testing
     @Test(arguments: [
         ("invalid/webp-error-truncated-half.webp", "truncated", "WebP data ends after 585 of the 1170 bytes its RIFF header announces"),
         ("invalid/webp-error-truncated-in-header.webp", "truncated", "WebP data ends after 16 bytes, before its first chunk"),
+        ("invalid/webp-error-vp8-cut-sizes-rewritten.webp", "truncated", "WebP bitstream ends before the image does (584 bytes)"),
         ("invalid/webp-error-vp8l-bad-huffman.webp", "corrupt", "WebP bitstream is corrupt"),
         ("invalid/webp-error-vp8-partition-overrun.webp", "corrupt", "WebP container is invalid (chunk sizes or layout)"),
         ("invalid/webp-error-chunk-past-riff-end.webp", "corrupt", "WebP container is invalid (chunk sizes or layout)"),
