@@ -5,8 +5,10 @@ import Testing
 
 /// WebP through libwebp: lossy, lossless and alpha decoded straight to the
 /// thumbnail's size by libwebp's scaler, EXIF orientation, an animation's
-/// first frame, limits, damage, cancellation and the memory a 24-megapixel
-/// decode holds. The files are described in TestImages/README.md.
+/// first frame, limits, damage and the memory a 24-megapixel decode holds.
+/// The files are described in TestImages/README.md. Cancellation between
+/// slices is in LimitsAndCancellationTests, the EXIF chunk's upright marker
+/// pictures in OrientationTests, the formats corpus in WebPConformanceTests.
 @Suite struct WebPDecodingTests {
     static let lossy = "webp-lossy-gradient-256x192.webp"
     static let lossless = "webp-lossless-blocks-256x192.webp"
@@ -120,22 +122,7 @@ import Testing
         #expect(thumbnail.source.width == 128 && thumbnail.source.height == 96)
     }
 
-    // MARK: - Orientation
-
-    static let oriented = ["webp-exif-orientation-6-mm.webp", "webp-exif-orientation-3-ii-exif-prefix.webp"]
-
-    @Test(arguments: oriented)
-    func theEXIFChunkTurnsTheThumbnailUpright(file: String) throws {
-        for (box, scale) in [(256, 1), (48, 2)] {
-            let thumbnail = try ThumbnailDecoder(size: .fit(box)).decode(contentsOfFile: Fixtures.testImage(file))
-            #expect(thumbnail.width == 96 / scale && thumbnail.height == 64 / scale, "\(file) at \(box)")
-            func at(_ x: Int, _ y: Int) -> String { OrientationTests.colour(thumbnail.pixel(x: x / scale, y: y / scale)) }
-            #expect(at(12, 12) == "red", "\(file) at \(box)")
-            #expect(at(84, 12) == "blue", "\(file) at \(box)")
-            #expect(at(12, 52) == "green", "\(file) at \(box)")
-            #expect(at(84, 52) == "white", "\(file) at \(box)")
-        }
-    }
+    // MARK: - Orientation (the EXIF chunk's marker files are in OrientationTests)
 
     @Test func orientationIsReportedAndCanBeLeftAlone() throws {
         let path = Fixtures.testImage("webp-exif-orientation-6-mm.webp")
@@ -277,26 +264,7 @@ import Testing
         }
     }
 
-    // MARK: - Cancellation and memory
-
-    @Test func cancellingWhileTheDecodeRunsStopsItBetweenSlices() async throws {
-        let path = Fixtures.testImage(Self.large)
-        let whole = LimitsAndCancellationTests.Checkpoints()
-        let completed = try await runBlocking {
-            try ThumbnailDecoder().decode(contentsOfFile: path, cancellation: DecodeCancellation(checkpoint: whole.arrive))
-        }
-        #expect(completed.width == 256)
-        try #require(whole.passed > 4, "the 100 KB file is fed to libwebp in 16 KiB slices")
-
-        let checkpoints = LimitsAndCancellationTests.Checkpoints(actingAt: 3)
-        let cancellation = DecodeCancellation(checkpoint: checkpoints.arrive)
-        checkpoints.act { [weak cancellation] in cancellation?.cancel() }
-        let outcome = try await runBlocking {
-            Result { try ThumbnailDecoder().decode(contentsOfFile: path, cancellation: cancellation) }
-        }
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(checkpoints.passed == 3, "stopped where it was cancelled, of \(whole.passed) checkpoints")
-    }
+    // MARK: - Memory
 
     @Test func a24MegapixelLossyFileDecodesWithoutItsFullFrame() async throws {
         let path = Fixtures.testImage(Self.large)
