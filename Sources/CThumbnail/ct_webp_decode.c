@@ -140,7 +140,7 @@ static ct_status ct_webp_hold(ct_webp_decoder *d, ct_input *input, const ct_limi
                        "%llu-byte working-memory limit", (unsigned long long)wanted, (unsigned long long)limit);
     if (wanted > SIZE_MAX) return ct_fail(error, CT_TOO_LARGE, "WebP file is too large to hold in memory");
     d->held = ct_alloc_bytes(&d->alloc, (size_t)wanted);
-    if (d->held == NULL && wanted != 0)
+    if (d->held == NULL)
         return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory holding a %llu-byte WebP file",
                        (unsigned long long)wanted);
     d->size = ct_input_read(input, d->held, (size_t)wanted);

@@ -5,8 +5,8 @@
  * headers. The image is decoded and downscaled in one pass (JPEG: DCT
  * scaling, then an area filter fed scanline by scanline; PNG: one row at a
  * time into the same filter; WebP: libwebp's own scaler, writing the
- * thumbnail directly), so a full-size bitmap never exists, with one
- * exception: libwebp holds a lossless WebP whole (see
+ * thumbnail directly), so a full-size bitmap never exists, except inside
+ * libwebp: a lossless WebP's ARGB image, a lossy WebP's alpha plane (see
  * ct_image_info.whole_image_bytes_per_pixel). Peak memory is bounded by the
  * thumbnail, a few source rows and the library's own working memory, and
  * every decode reports the peak it reached.

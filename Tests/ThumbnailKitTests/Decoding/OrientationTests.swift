@@ -26,7 +26,8 @@ import ThumbnailKit
     func theThumbnailIsUpright(file: String) throws {
         for (box, width, height) in [(256, 96, 64), (48, 48, 32)] {
             let thumbnail = try ThumbnailDecoder(size: .fit(box)).decode(contentsOfFile: Fixtures.testImage(file))
-            #expect(thumbnail.width == width && thumbnail.height == height, "\(file) at \(box)")
+            // A wrong size fails here rather than send the pixel reads below out of range.
+            try #require(thumbnail.width == width && thumbnail.height == height, "\(file) at \(box)")
             let sx = width / 96 == 1 ? 1 : 2
             func at(_ x: Int, _ y: Int) -> String { Self.colour(thumbnail.pixel(x: x / sx, y: y / sx)) }
             #expect(at(12, 12) == "red", "\(file) at \(box)")
