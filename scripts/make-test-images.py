@@ -3,8 +3,9 @@
 
 Usage:  /usr/bin/python3 scripts/make-test-images.py
 
-Needs:  the Python 3 standard library; Pillow (Debian python3-pil); cjpeg, djpeg and
-        jpegtran (libjpeg-turbo-progs); convert-im6.q16 (imagemagick-6.q16, for the YCCK file);
+Needs:  the Python 3 standard library; Pillow (Debian python3-pil) with WebP support; cjpeg,
+        djpeg and jpegtran (libjpeg-turbo-progs); dwebp and webpinfo (webp, for cross-checks);
+        convert-im6.q16 (imagemagick-6.q16, for the YCCK file);
         the Aitzol Berasategi photos in /usr/share/backgrounds, which Debian ships in
         lomiri-wallpapers-16.04, and their licence in
         /usr/share/doc/lomiri-wallpapers-20.04/copyright (lomiri-wallpapers-20.04; both
@@ -17,6 +18,8 @@ How the files are made:
   * PNGs are written chunk by chunk here (zlib + struct + crc32) so bit depths, Adam7
     interlacing, filter types and damage are exactly controlled. Only the RGBA photo is
     encoded by Pillow.
+  * WebPs are encoded by Pillow (libwebp); containers whose layout matters (EXIF chunks,
+    animation frames, damage) are assembled chunk by chunk around Pillow's bitstreams.
   * JPEGs come from cjpeg (PPM/PGM on stdin), from jpegtran (scan scripts and restart
     intervals for progressive files), from Pillow (CMYK), from ImageMagick (YCCK), or are
     assembled or edited by hand (EXIF segments, 12-bit, lossless and damaged files, a DQT
@@ -97,9 +100,10 @@ class Corpus:
 
 
 def header_facts(width, height, *, components, bit_depth=8, has_alpha=False, progressive=False,
-                 orientation=1):
+                 orientation=1, whole_image_bytes_per_pixel=0):
     return {"width": width, "height": height, "components": components, "bit_depth": bit_depth,
-            "has_alpha": has_alpha, "progressive": progressive, "orientation": orientation}
+            "has_alpha": has_alpha, "progressive": progressive, "orientation": orientation,
+            "whole_image_bytes_per_pixel": whole_image_bytes_per_pixel}
 
 
 # ---------------------------------------------------------------------------------------
@@ -1342,6 +1346,290 @@ def make_jpeg_errors(corpus, produced):
                exercises="marker parser on garbage: unknown marker → error", expect=CORRUPT)
 
 
+# ---------------------------------------------------------------------------------------
+# WebP
+# ---------------------------------------------------------------------------------------
+
+WEBP_GRADIENT_W, WEBP_GRADIENT_H = 256, 192
+WEBP_LARGE_W, WEBP_LARGE_H = 6000, 4000
+
+
+def riff_chunk(fourcc, payload):
+    """A RIFF chunk: FourCC, little-endian payload size, payload, a pad byte after an odd payload."""
+    return fourcc + struct.pack("<I", len(payload)) + payload + (b"\0" if len(payload) % 2 else b"")
+
+
+def webp_container(chunks):
+    body = b"WEBP" + b"".join(chunks)
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def webp_chunks(data):
+    """[(FourCC, payload)] of a WebP file's top-level chunks."""
+    assert data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+    chunks, position = [], 12
+    while position + 8 <= len(data):
+        fourcc, size = data[position:position + 4], struct.unpack("<I", data[position + 4:position + 8])[0]
+        chunks.append((fourcc, data[position + 8:position + 8 + size]))
+        position += 8 + size + (size & 1)
+    return chunks
+
+
+def vp8x_chunk(width, height, *, alpha=False, exif=False, animation=False):
+    flags = (0x10 if alpha else 0) | (0x08 if exif else 0) | (0x02 if animation else 0)
+    return riff_chunk(b"VP8X", bytes((flags, 0, 0, 0)) + (width - 1).to_bytes(3, "little")
+                      + (height - 1).to_bytes(3, "little"))
+
+
+def pillow_webp(image, **options):
+    output = io.BytesIO()
+    image.save(output, "WEBP", **options)
+    return output.getvalue()
+
+
+def image_chunks(webp):
+    """The image-bearing chunks (ALPH, VP8, VP8L) of a still WebP, as bytes."""
+    return b"".join(riff_chunk(fourcc, payload) for fourcc, payload in webp_chunks(webp)
+                    if fourcc in (b"ALPH", b"VP8 ", b"VP8L"))
+
+
+def anmf_chunk(x, y, width, height, image, *, duration=100, blend=True, dispose=False):
+    """An animation frame at (x, y) (even), its image chunks inside."""
+    flags = (0 if blend else 0x02) | (0x01 if dispose else 0)
+    header = ((x // 2).to_bytes(3, "little") + (y // 2).to_bytes(3, "little") + (width - 1).to_bytes(3, "little")
+              + (height - 1).to_bytes(3, "little") + duration.to_bytes(3, "little") + bytes((flags,)))
+    return riff_chunk(b"ANMF", header + image)
+
+
+def webp_header(width, height, *, alpha=False, orientation=1, whole_image_bytes_per_pixel=0):
+    return header_facts(width, height, components=4 if alpha else 3, has_alpha=alpha, orientation=orientation,
+                        whole_image_bytes_per_pixel=whole_image_bytes_per_pixel)
+
+
+def check_webp_close(expected_rgb, tolerance, expected_alpha=None):
+    """Pillow (libwebp) at full size: colour within `tolerance` of the formula wherever the
+    formula's alpha is 255; alpha exactly the formula's."""
+    def check(data):
+        image = pillow_open(data).convert("RGBA")
+        pixels = image.tobytes()
+        alphas = pixels[3::4]
+        if expected_alpha is not None:
+            assert alphas == expected_alpha, "alpha differs from the formula"
+        opaque = [i for i, a in enumerate(expected_alpha or alphas) if a == 255]
+        delta = max(abs(pixels[4 * i + c] - expected_rgb[3 * i + c]) for i in opaque for c in range(3))
+        assert delta <= tolerance, "max |delta| %d > %d" % (delta, tolerance)
+        note = "max |Δ| vs formula where opaque: %d" % delta
+        return note + ("; alpha = formula" if expected_alpha is not None else "")
+    return check
+
+
+def check_webp_exact(expected_rgba):
+    def check(data):
+        assert pillow_open(data).convert("RGBA").tobytes() == expected_rgba, "pixels differ from the formula"
+        return "Pillow pixels = formula"
+    return check
+
+
+def alpha_vignette(width, height):
+    """The photo's alpha vignette (255 in the middle, 0 at the corners), as bytes."""
+    return vignette(width, height).tobytes()
+
+
+def make_webp(corpus):
+    corpus.section("WebP",
+                   "Encoded by Pillow's libwebp (1.2.4 in Debian 12: byte-identical output needs that version). "
+                   "Containers whose layout matters (EXIF chunks, animation frames) are assembled here chunk by "
+                   "chunk around bitstreams Pillow made. The gradient is the JPEG gradient formula; the blocks are "
+                   "ref-blocks-256x192.png's; the RGBA matrix is the PNG matrix's RGB and alpha formulas.")
+    produced = {}
+    w, h = WEBP_GRADIENT_W, WEBP_GRADIENT_H
+    gradient_rgb = gradient(w, h)
+    gradient_image = Image.frombytes("RGB", (w, h), gradient_rgb)
+    lossy = pillow_webp(gradient_image, quality=90)
+    produced["webp-lossy"] = corpus.add(
+        "webp-lossy-gradient-256x192.webp", lossy,
+        what="WebP lossy (VP8, simple format) q90 of the gradient, 256×192",
+        exercises="lossy decode straight to the thumbnail's size with libwebp's scaler",
+        expect=DECODES, header=webp_header(w, h), check=check_webp_close(gradient_rgb, 12))
+
+    blocks = bytes(c for y in range(h) for x in range(w)
+                   for c in (8 * (x >> 3) + 4, 10 * (y >> 3) + 5, 255 - 4 * ((x >> 3) + (y >> 3))))
+    produced["webp-lossless"] = corpus.add(
+        "webp-lossless-blocks-256x192.webp", pillow_webp(Image.frombytes("RGB", (w, h), blocks), lossless=True),
+        what="WebP lossless (VP8L, simple format) of ref-blocks-256x192.png's 32×24 blocks",
+        exercises="lossless decode; libwebp's scaler at ×8 (box 32×24) gives exactly the block colours",
+        expect=DECODES, header=webp_header(w, h, whole_image_bytes_per_pixel=4),
+        check=check_webp_exact(bytes(c for i in range(0, len(blocks), 3) for c in blocks[i:i + 3] + b"\xff")))
+
+    mw, mh = 67, 43
+    matrix = bytes(c for y in range(mh) for x in range(mw) for c in rgb(x, y) + (alpha(x, y),))
+    corpus.add("webp-lossless-rgba-67x43.webp",
+               pillow_webp(Image.frombytes("RGBA", (mw, mh), matrix), lossless=True, exact=True),
+               what="WebP lossless with alpha (VP8X + VP8L), 67×43: the PNG matrix's RGB and alpha (64…255) formulas",
+               exercises="lossless alpha at full size: exactly the formula", expect=DECODES,
+               header=webp_header(mw, mh, alpha=True, whole_image_bytes_per_pixel=4), check=check_webp_exact(matrix))
+
+    vignette_alpha = alpha_vignette(w, h)
+    with_alpha = Image.frombytes("RGB", (w, h), gradient_rgb)
+    with_alpha.putalpha(Image.frombytes("L", (w, h), vignette_alpha))
+    corpus.add("webp-lossy-alpha-vignette-256x192.webp", pillow_webp(with_alpha, quality=90, alpha_quality=100),
+               what="WebP lossy with alpha (VP8X + ALPH + VP8) q90: the gradient under the photo's vignette (alpha "
+                    "255 within half the normalised radius, 0 at the corners), alpha compressed losslessly",
+               exercises="lossy colour with a lossless alpha plane (ALPH chunk, compression method 1)",
+               expect=DECODES, header=webp_header(w, h, alpha=True, whole_image_bytes_per_pixel=5),
+               check=check_webp_close(gradient_rgb, 12, vignette_alpha))
+
+    # An animation whose first frame covers only part of the canvas: red 40×30 at (20, 10) on
+    # a transparent 100×80 canvas, then a blue frame over the whole canvas.
+    red = image_chunks(pillow_webp(Image.new("RGB", (40, 30), (255, 0, 0)), lossless=True))
+    blue = image_chunks(pillow_webp(Image.new("RGB", (100, 80), (0, 0, 255)), lossless=True))
+    anim_payload = struct.pack("<IH", 0xFFFFFFFF, 0)  # white background (a hint decoders ignore), loop forever
+    offset_frame = webp_container([
+        vp8x_chunk(100, 80, alpha=True, animation=True), riff_chunk(b"ANIM", anim_payload),
+        anmf_chunk(20, 10, 40, 30, red, blend=False), anmf_chunk(0, 0, 100, 80, blue)])
+    first = bytes(c for y in range(80) for x in range(100)
+                  for c in ((255, 0, 0, 255) if 20 <= x < 60 and 10 <= y < 40 else (0, 0, 0, 0)))
+    corpus.add("webp-animated-offset-first-frame-100x80.webp", offset_frame,
+               what="WebP animation (VP8X + ANIM + 2 ANMF), 100×80 canvas: frame 1 lossless opaque red 40×30 at "
+                    "(20, 10), no blending; frame 2 blue over the whole canvas",
+               exercises="the first frame composited onto a transparent canvas: red in (20…59, 10…39), transparent "
+                         "elsewhere; never the second frame",
+               expect=DECODES, header=webp_header(100, 80, alpha=True, whole_image_bytes_per_pixel=4),
+               check=check_webp_exact(first))
+
+    aw, ah = 128, 96
+    first_frame = Image.frombytes("RGB", (aw, ah), gradient(aw, ah))
+    second_frame = ImageOps.invert(first_frame)
+    output = io.BytesIO()
+    first_frame.save(output, "WEBP", save_all=True, append_images=[second_frame], duration=100, loop=0,
+                     quality=90, minimize_size=False, kmin=0, kmax=1)
+    animated = output.getvalue()
+    animated_flags = webp_chunks(animated)[0][1][0]
+    corpus.add("webp-animated-lossy-2-frames-128x96.webp", animated,
+               what="WebP animation made by Pillow's WebPAnimEncoder, lossy q90, two full-canvas keyframes: the "
+                    "gradient, then its inverse",
+               exercises="an animation shows its first frame (the gradient, not its inverse)", expect=DECODES,
+               header=webp_header(aw, ah, alpha=bool(animated_flags & 0x10)),
+               check=check_webp_close(gradient(aw, ah), 12))
+
+    upright = marker_picture()
+    display, inverse = exif_transposes()
+    upright_bytes = upright.tobytes()
+
+    # Where each block's centre and the white middle show once the orientation is applied.
+    landmarks = {(12, 12): (255, 0, 0), (84, 12): (0, 0, 255), (12, 52): (0, 255, 0), (48, 32): (255, 255, 255)}
+
+    def check_orientation(orientation, lossless):
+        def run(data):
+            image = pillow_open(data)
+            tag = image.getexif().get(0x0112)
+            assert tag == orientation, "Pillow read orientation %r" % tag
+            shown = ImageOps.exif_transpose(image).convert("RGB")
+            assert shown.size == (96, 64)
+            if lossless:
+                assert shown.tobytes() == upright_bytes, "not the upright picture"
+                return "Pillow: orientation tag %s; after exif_transpose exactly the upright picture" % tag
+            # 4:2:0 chroma blurs the block edges (by up to ~100 here); the block centres must be right.
+            delta = max(max_delta(shown.getpixel(point), colour) for point, colour in landmarks.items())
+            assert delta <= 16, "block centres off by %d" % delta
+            return "Pillow: orientation tag %s; after exif_transpose block centres within %d of upright" % (tag, delta)
+        return run
+
+    for orientation, big_endian, lossless, prefix in ((6, True, True, False), (3, False, False, True)):
+        stored = upright.transpose(inverse[orientation])
+        order = "MM" if big_endian else "II"
+        tiff = exif_app1(exif_entries(orientation, big_endian), big_endian)[4 + 6:]  # the TIFF block alone
+        bitstream = image_chunks(pillow_webp(stored, lossless=True) if lossless else pillow_webp(stored, quality=95))
+        data = webp_container([vp8x_chunk(*stored.size, exif=True), bitstream,
+                               riff_chunk(b"EXIF", (b"Exif\0\0" if prefix else b"") + tiff)])
+        corpus.add("webp-exif-orientation-%d-%s%s.webp" % (orientation, order.lower(), "-exif-prefix" if prefix else ""),
+                   data,
+                   what="WebP %s, stored %d×%d (%s), EXIF chunk after the image: orientation %d, %s%s" % (
+                       "lossless" if lossless else "lossy q95", stored.size[0], stored.size[1],
+                       where_blocks_are(stored), orientation, order,
+                       ", the payload starting with JPEG's \"Exif\\0\\0\" as some writers do" if prefix else
+                       ", the bare TIFF block the WebP specification asks for"),
+                   exercises="EXIF chunk parsing and orientation transform %d (the upright marker picture)" % orientation,
+                   expect=DECODES,
+                   header=webp_header(*stored.size, orientation=orientation,
+                                      whole_image_bytes_per_pixel=4 if lossless else 0),
+                   check=check_orientation(orientation, lossless))
+
+    lw, lh = WEBP_LARGE_W, WEBP_LARGE_H
+    ramp = Image.linear_gradient("L")
+    large = Image.merge("RGB", (ramp.rotate(90).resize((lw, lh)), ramp.resize((lw, lh)),
+                                ramp.rotate(45).resize((lw, lh))))
+    corpus.add("webp-lossy-gradient-6000x4000.webp", pillow_webp(large, quality=80),
+               what="WebP lossy q80, 6000×4000 (24 MP): smooth ramps (R falls across, G down, B along a diagonal), "
+                    "small on disk",
+               exercises="a 24-megapixel lossy decode whose full frame (96 MB RGBA, 36 MB YUV) must never exist",
+               expect=DECODES, header=webp_header(lw, lh))
+    return produced
+
+
+def make_webp_errors(corpus, produced):
+    corpus.section("WebP damage and hostile headers",
+                   "Cut or patched copies of webp-lossy-gradient-256x192.webp or webp-lossless-blocks-256x192.webp. "
+                   "A WebP probe holds the whole container (the EXIF chunk comes after the image), so it fails for "
+                   "a truncated file too.")
+    lossy, lossless = produced["webp-lossy"], produced["webp-lossless"]
+    corpus.add("webp-error-truncated-half.webp", lossy[:len(lossy) // 2],
+               what="cut at half its %d bytes, inside the VP8 bitstream" % len(lossy),
+               exercises="data ends before the RIFF size says: truncated, never a partly grey picture",
+               expect=TRUNCATED)
+    corpus.add("webp-error-truncated-in-header.webp", lossy[:16],
+               what="the first 16 bytes: the RIFF header and half a chunk header",
+               exercises="truncation before the first chunk", expect=TRUNCATED)
+
+    broken = bytearray(lossless)
+    chunk = webp_chunks(lossless)[0]
+    assert chunk[0] == b"VP8L"
+    for i in range(20 + 5, min(len(broken), 20 + 5 + 64)):  # after the VP8L signature and size fields
+        broken[i] = 0xFF
+    corpus.add("webp-error-vp8l-bad-huffman.webp", bytes(broken),
+               what="the lossless blocks with the 64 bitstream bytes after the VP8L header set to 0xFF",
+               exercises="invalid transform / Huffman code data: corrupt (the header itself is intact)",
+               expect=CORRUPT, header=webp_header(WEBP_GRADIENT_W, WEBP_GRADIENT_H, whole_image_bytes_per_pixel=4))
+
+    overrun = bytearray(lossy)
+    assert overrun[12:16] == b"VP8 " and overrun[23:26] == b"\x9d\x01\x2a"
+    tag = overrun[20] | overrun[21] << 8 | overrun[22] << 16
+    tag |= 0x7FFFF << 5  # first partition size: the largest the 19 bits hold, past the chunk's end
+    overrun[20:23] = tag.to_bytes(3, "little")
+    corpus.add("webp-error-vp8-partition-overrun.webp", bytes(overrun),
+               what="the lossy gradient with its VP8 frame tag claiming a 524287-byte first partition",
+               exercises="partition size past the chunk: corrupt", expect=CORRUPT)
+
+    chunks = webp_chunks(lossy)
+    assert chunks[0][0] == b"VP8 "
+    half = chunks[0][1][:len(chunks[0][1]) // 2]
+    corpus.add("webp-error-vp8-cut-sizes-rewritten.webp", webp_container([riff_chunk(b"VP8 ", half)]),
+               what="the lossy gradient's VP8 bitstream cut at half (%d bytes), its chunk and RIFF sizes rewritten "
+                    "to match" % len(half),
+               exercises="a consistent container around a bitstream that ends before the image does: truncated "
+                         "(libwebp: NOT_ENOUGH_DATA)", expect=TRUNCATED, header=webp_header(WEBP_GRADIENT_W, WEBP_GRADIENT_H))
+
+    past_end = bytearray(lossy)
+    past_end[16:20] = struct.pack("<I", len(lossy))  # the VP8 chunk now claims to run past the RIFF end
+    corpus.add("webp-error-chunk-past-riff-end.webp", bytes(past_end),
+               what="the lossy gradient with its VP8 chunk size set to the whole file's size",
+               exercises="a chunk running past the RIFF container: corrupt (the RIFF size itself matches the file)",
+               expect=CORRUPT)
+
+    corpus.add("webp-error-vp8x-canvas-60000x60000.webp", webp_container([vp8x_chunk(60000, 60000)]),
+               what="RIFF + VP8X claiming a 60000×60000 canvas, no image",
+               exercises="size limit from the VP8X header, before anything is read or allocated (3.6 GP > 100 MP)",
+               expect=TOO_LARGE, header=webp_header(60000, 60000))
+
+    # VP8L header: signature 0x2F, then 14 bits width − 1, 14 bits height − 1, alpha hint, 3-bit version.
+    bits = (16383) | (16383 << 14)
+    huge = webp_container([riff_chunk(b"VP8L", b"\x2f" + bits.to_bytes(4, "little") + bytes(32))])
+    corpus.add("webp-error-vp8l-16384x16384.webp", huge,
+               what="simple-format VP8L whose header says 16384×16384 (the format's largest), then 32 zero bytes",
+               exercises="size limit from the VP8L header (268 MP > 100 MP) before the lossless decoder allocates "
+                         "its 1 GiB ARGB image", expect=TOO_LARGE, header=webp_header(16384, 16384))
+
+
 def make_sniffing(corpus, produced):
     corpus.section("Content sniffing and non-images", "The format comes from magic bytes, never the file name.")
     png = (corpus.directory / "png-rgb-8bit-67x43.png").read_bytes()
@@ -1355,6 +1643,12 @@ def make_sniffing(corpus, produced):
                exercises="JPEG magic (FF D8 FF) wins over the extension", expect=DECODES,
                header=header_facts(17, 13, components=3), same_pixels_as="jpeg-odd-17x13.jpg",
                check=check_jpeg_close(gradient(17, 13), "RGB", 40))
+    corpus.add("sniff-webp-data-named.png", produced["webp-lossy"],
+               what="byte-identical copy of webp-lossy-gradient-256x192.webp with a .png name",
+               exercises="WebP magic (RIFF, size, WEBP) wins over the extension", expect=DECODES,
+               header=webp_header(WEBP_GRADIENT_W, WEBP_GRADIENT_H),
+               check=check_webp_close(gradient(WEBP_GRADIENT_W, WEBP_GRADIENT_H), 12),
+               same_pixels_as="webp-lossy-gradient-256x192.webp")
     corpus.add("error-empty-file.jpg", b"", what="0 bytes", exercises="sniffing with fewer than 3 bytes",
                expect=UNSUPPORTED_FORMAT)
     corpus.add("error-text-file.jpg", b"This is a plain text file, not an image.\n",
@@ -1574,6 +1868,11 @@ def verify(corpus):
             # A huge header with no data would make djpeg emit gigabytes of gray; 1/8 keeps it small.
             scale = ["-scale", "1/8"] if huge else []
             verdicts.append(tool_verdict(" ".join(["djpeg", *scale]), ["djpeg", *scale, "-pnm"], data))
+        elif name.endswith(".webp") or sniffed_format(data) == "webp":
+            path = str(corpus.directory / entry["path"])
+            if not huge:  # dwebp would allocate the whole canvas
+                verdicts.append(tool_verdict("dwebp", ["dwebp", "-quiet", path, "-pam", "-o", "/dev/null"]))
+            verdicts.append(tool_verdict("webpinfo", ["webpinfo", "-quiet", path], report_stdout=True))
         elif name.endswith(".png"):
             if libpng is not None:
                 verdicts.append(libpng_verdict(libpng, data))
@@ -1599,8 +1898,9 @@ README_INTRO = """# Test images
 **Every file at the top level of `TestImages/` decodes.** The subfolder `invalid/` holds the
 files that must be refused, each with the typed error the decoder is expected to report (listed
 below, in the tables under Files and as `expect` in manifest.json). A demo or feed can thumbnail
-`TestImages/*.jpg` and `TestImages/*.png` without meeting a failure; `feed.json` is a JSON Feed
-of exactly those, by relative URL: the built-in default of `thumbnailer warm` and `browse`.
+`TestImages/*.jpg`, `TestImages/*.png` and `TestImages/*.webp` without meeting a failure;
+`feed.json` is a JSON Feed of exactly those, by relative URL: the built-in default of
+`thumbnailer warm` and `browse`.
 
 Generated by `scripts/make-test-images.py` (run `/usr/bin/python3 scripts/make-test-images.py`
 from the repository root). Do not edit files here by hand: change the script and re-run it. The
@@ -1625,12 +1925,16 @@ README_HEAD = """
 assume `ct_default_decode_options()` (256×256 box, 100 MP, 512 MiB).
 
 `header` in manifest.json is what the file's headers say, in `ct_image_info` terms: size as
-stored, components (palette PNGs count as 3; tRNS sets has_alpha), bit depth, progressive/Adam7,
-EXIF orientation (1 when absent or out of range). It is null when the headers themselves are
-damaged or missing. `ct_probe_memory` reads only headers, so it reports these facts for every
-file that decodes and for files whose damage lies in the image data (truncated, bad IDAT CRC,
-bad zlib), while it already fails for the `tooLarge` files (the limit check) and, with
-libjpeg-turbo 2.x, for the 12-bit JPEG (`unsupportedFeature`).
+stored (a WebP's canvas), components (palette PNGs count as 3; tRNS sets has_alpha), bit depth,
+progressive/Adam7, EXIF orientation (1 when absent or out of range), and
+`whole_image_bytes_per_pixel`, the buffers as large as the image that the codec library keeps
+(4 for lossless WebP; 1, or 5 with a losslessly compressed alpha, for lossy WebP with alpha; 0
+otherwise). It is null when the headers themselves are damaged or missing. `ct_probe_memory`
+reads only headers, so it reports these facts for every file that decodes and for files whose
+damage lies in the image data (truncated, bad IDAT CRC, bad zlib), while it already fails for
+the `tooLarge` files (the limit check) and, with libjpeg-turbo 2.x, for the 12-bit JPEG
+(`unsupportedFeature`). A WebP probe holds the whole container (its EXIF chunk comes after the
+image data), so it fails for a truncated WebP as well.
 
 ## Pixel formulas
 
@@ -1810,6 +2114,8 @@ def write_readme(corpus):
 def sniffed_format(data):
     if data[:3] == b"\xff\xd8\xff":
         return "jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
     return "png" if data[:8] == PNG_SIGNATURE else "unknown"
 
 
@@ -1827,7 +2133,7 @@ def write_demo_feed(corpus):
     items = []
     for entry in sorted(corpus.entries, key=lambda e: (not e["path"].startswith("photo-"), e["path"])):
         path = entry["path"]
-        if "/" in path or not path.endswith((".jpg", ".png")):
+        if "/" in path or not path.endswith((".jpg", ".png", ".webp")):
             continue
         title = path.rsplit(".", 1)[0].replace("-", " ")
         items.append({"id": path, "title": title, "image": path})
@@ -1844,6 +2150,9 @@ def main():
             raise SystemExit("%s not found: install libjpeg-turbo-progs" % tool)
     if shutil.which(IMAGEMAGICK) is None:
         raise SystemExit("%s not found: install imagemagick-6.q16" % IMAGEMAGICK)
+    for tool in ("dwebp", "webpinfo"):
+        if shutil.which(tool) is None:
+            raise SystemExit("%s not found: install webp" % tool)
     OUT.mkdir(exist_ok=True)
     corpus = Corpus(OUT)
     make_reference(corpus)
@@ -1855,6 +2164,8 @@ def main():
     make_jpeg_exif(corpus)
     make_jpeg_unsupported(corpus)
     make_jpeg_errors(corpus, produced)
+    produced.update(make_webp(corpus))
+    make_webp_errors(corpus, produced)
     make_sniffing(corpus, produced)
     make_photos(corpus)
     verify(corpus)

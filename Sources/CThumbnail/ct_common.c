@@ -152,6 +152,20 @@ int ct_input_seek(ct_input *input, uint64_t offset) {
     return 0;
 }
 
+int ct_input_length(ct_input *input, uint64_t *length) {
+    if (input->file == NULL) {
+        *length = input->size;
+        return 0;
+    }
+    off_t here = ftello(input->file);
+    if (here < 0 || fseeko(input->file, 0, SEEK_END) != 0) return -1;
+    off_t end = ftello(input->file);
+    if (end < 0 || fseeko(input->file, here, SEEK_SET) != 0) return -1;
+    uint64_t available = (uint64_t)end > input->file_base ? (uint64_t)end - input->file_base : 0;
+    *length = available < input->file_length ? available : input->file_length;
+    return 0;
+}
+
 void ct_buffer_free(ct_buffer *buffer) {
     if (buffer == NULL) return;
     free(buffer->data);

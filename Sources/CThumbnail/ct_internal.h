@@ -61,6 +61,12 @@ void ct_input_from_file(ct_input *input, FILE *file, uint64_t offset, uint64_t l
 size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count);
 /** Moves to an absolute offset from the start. Returns 0 on success. */
 int ct_input_seek(ct_input *input, uint64_t offset);
+/**
+ * The input's length in bytes: a memory input's size, or what a file holds
+ * from the image's start on (at most its given length). Leaves the position
+ * where it was. Returns 0 on success.
+ */
+int ct_input_length(ct_input *input, uint64_t *length);
 
 /* ---- geometry -------------------------------------------------------- */
 
@@ -160,7 +166,7 @@ uint8_t *ct_orient(const uint8_t *pixels, uint32_t width, uint32_t height, uint8
 /** Parses an EXIF (APP1 payload after "Exif\0\0") TIFF block; returns 1…8, 1 when absent or invalid. */
 uint8_t ct_exif_orientation(const uint8_t *tiff, size_t size);
 
-/* ---- the two decoders (same contract as ct_decode_memory) ------------ */
+/* ---- the decoders (same contract as ct_probe_memory / ct_decode_memory) */
 
 ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
 ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
@@ -168,9 +174,12 @@ ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_t
 ct_status ct_png_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
 ct_status ct_png_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                         ct_error *error);
+ct_status ct_webp_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_webp_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                         ct_error *error);
 
 /**
- * Shared tail of both decoders: applies orientation to a finished
+ * Shared tail of the decoders: applies orientation to a finished
  * pre-orientation thumbnail held in *pixels (tracked in alloc), replacing it.
  */
 ct_status ct_finish_orientation(ct_alloc *alloc, uint8_t **pixels, uint32_t *width, uint32_t *height,

@@ -46,6 +46,8 @@ struct OutputPlan: Sendable {
         }
         let fileFormat = Self.format(ofPath: output)
         switch (fileFormat, format) {
+        case (.some(let named), _) where !ThumbnailEncoder.encodableFormats.contains(named):
+            throw Problem(description: "Cannot write \(output): thumbnails are written as JPEG or PNG, not \(named.rawValue); name it .jpg, .jpeg or .png.")
         case (nil, nil):
             throw Problem(description: "Cannot tell the format of \(output): name it .jpg, .jpeg or .png, or pass --format.")
         case let (fromName?, asked?) where fromName != asked:
@@ -83,6 +85,7 @@ struct OutputPlan: Sendable {
         switch path.split(separator: ".").last?.lowercased() {
         case "jpg", "jpeg": .jpeg
         case "png": .png
+        case "webp": .webp
         default: nil
         }
     }

@@ -2,11 +2,11 @@ import ArgumentParser
 import CommandLineSupport
 import ThumbnailKit
 
-/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG and PNG files.
+/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG, PNG and WebP files.
 struct ThumbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumb",
-        abstract: "Make thumbnails of JPEG and PNG files.",
+        abstract: "Make thumbnails of JPEG, PNG and WebP files.",
         discussion: """
             One input and -o FILE writes that file (format from its extension). Several inputs and \
             -o DIR write DIR/<name>.jpg, or .png when the thumbnail has alpha. Without -o each \
@@ -16,7 +16,7 @@ struct ThumbCommand: AsyncParsableCommand {
             draw it, with a warning line on stderr.
             """)
 
-    @Argument(help: "JPEG or PNG files (the format is read from their bytes, not their names).")
+    @Argument(help: "JPEG, PNG or WebP files (the format is read from their bytes, not their names).")
     var inputs: [String]
 
     @Option(name: [.short, .long], help: "Box to fit in: N for N×N, or WxH.")
@@ -73,5 +73,14 @@ struct ThumbCommand: AsyncParsableCommand {
     }
 }
 
-extension ImageFormat: ExpressibleByArgument {}
+/// `--format`: the formats thumbnails are written in (WebP is read, not written).
+extension ImageFormat: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let format = ImageFormat(rawValue: argument), ThumbnailEncoder.encodableFormats.contains(format)
+        else { return nil }
+        self = format
+    }
+
+    public static var allValueStrings: [String] { ThumbnailEncoder.encodableFormats.map(\.rawValue) }
+}
 extension JPEGDecodePath: ExpressibleByArgument {}

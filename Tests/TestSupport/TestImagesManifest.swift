@@ -11,9 +11,12 @@ public struct TestImageEntry: Decodable, Sendable, CustomStringConvertible {
         public let hasAlpha: Bool
         public let progressive: Bool
         public let orientation: Int
+        /// Bytes per pixel of the codec's whole-image buffers (lossless WebP 4, lossy WebP alpha 1 or 5).
+        public let wholeImageBytesPerPixel: Int
 
         enum CodingKeys: String, CodingKey {
             case width, height, components, bitDepth = "bit_depth", hasAlpha = "has_alpha", progressive, orientation
+            case wholeImageBytesPerPixel = "whole_image_bytes_per_pixel"
         }
     }
 

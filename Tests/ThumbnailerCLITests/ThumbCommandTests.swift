@@ -123,6 +123,8 @@ import ThumbnailKit
         ["thumb", "x.jpg", "--size", "0"],
         ["thumb", "x.jpg", "--size", "12x"],
         ["thumb", "a/x.jpg", "b/x.jpg", "-o", "dir"],
+        ["thumb", "x.webp", "--format", "webp", "-o", "dir/"],
+        ["thumb", "x.webp", "-o", "out.webp"],
     ])
     func usageErrorsExitSixtyFour(arguments: [String]) throws {
         let run = try ChildProcess.run(arguments)
@@ -186,5 +188,52 @@ import ThumbnailKit
             let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as! [String: Any]
             #expect(record["jpegPath"] as? String == taken, "\(choice)")
         }
+    }
+
+    @Test func webPInputsAreThumbnailedAsJPEGOrPNGByAlpha() throws {
+        let opaque = Fixtures.testImage("webp-lossy-gradient-256x192.webp")
+        let translucent = Fixtures.testImage("webp-lossless-rgba-67x43.webp")
+        let run = try ChildProcess.run(["thumb", opaque, translucent, "--json", "-s", "64", "-o", path("thumbs")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let records = run.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(records.count == 2)
+        #expect(records.first?["format"] as? String == "jpeg" && records.last?["format"] as? String == "png")
+        #expect(records.first?["sourceWidth"] as? Int == 256 && records.first?["width"] as? Int == 64)
+        let jpeg = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossy-gradient-256x192.jpg")))
+        #expect(jpeg.width == 64 && jpeg.height == 48)
+        let png = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossless-rgba-67x43.png")))
+        #expect(png.width == 64 && png.hasAlpha)
+    }
+
+    @Test func aDamagedWebPFailsWithItsReason() throws {
+        let run = try ChildProcess.run(["thumb", Fixtures.testImage("invalid/webp-error-truncated-half.webp"), "-o", path("x.jpg")])
+
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("truncated: WebP data ends after 585 of the 1170 bytes its RIFF header announces"),
+                "\(run.standardError)")
+    }
+
+    @Test func aBigLossyWebPIsThumbnailedWithoutAFullSizeFrame() throws {
+        // 6000×4000: the RGBA frame would be 96 MB, the YUV 4:2:0 frame libwebp decodes into 36 MB.
+        let input = Fixtures.testImage("webp-lossy-gradient-6000x4000.webp")
+        let frameBytes = 6000 * 4000 * 4, yuvFrameBytes = 6000 * 4000 * 3 / 2
+
+        let run = try ChildProcess.run(["thumb", input, "--json", "-o", path("big_thumb.jpg")],
+                                       limits: ChildProcess.Limits(residentBytes: 2 * frameBytes))
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as! [String: Any]
+        #expect(record["width"] as? Int == 256 && record["height"] as? Int == 171)
+        let peak = try #require(record["peakDecodeBytes"] as? Int)
+        #expect(peak < 2 << 20, "peak decode bytes \(peak)")
+        // libwebp allocates without our counting, so the process's own peak is what proves it:
+        // the whole process (about 19 MB on its own) stays under the YUV frame alone.
+        #if os(Linux)
+        #expect(run.peakResidentBytes > 0 && run.peakResidentBytes < yuvFrameBytes,
+                "peak RSS \(run.peakResidentBytes >> 20) MiB (the YUV frame is \(yuvFrameBytes >> 20) MiB)")
+        #endif
     }
 }

@@ -1,12 +1,15 @@
 /*
- * cthumbnail: decode a JPEG or PNG straight to a small RGBA8 thumbnail.
+ * cthumbnail: decode a JPEG, PNG or WebP straight to a small RGBA8 thumbnail.
  *
- * The only code in the project that includes jpeglib.h or png.h. The image is
- * decoded and downscaled in one pass (JPEG: DCT scaling, then an area filter
- * fed scanline by scanline; PNG: one row at a time into the same filter), so
- * a full-size bitmap never exists. Peak memory is bounded by the thumbnail,
- * a few source rows and the library's own working memory, and every decode
- * reports the peak it reached.
+ * The only code in the project that includes jpeglib.h, png.h or libwebp's
+ * headers. The image is decoded and downscaled in one pass (JPEG: DCT
+ * scaling, then an area filter fed scanline by scanline; PNG: one row at a
+ * time into the same filter; WebP: libwebp's own scaler, writing the
+ * thumbnail directly), so a full-size bitmap never exists, except inside
+ * libwebp: a lossless WebP's ARGB image, a lossy WebP's alpha plane (see
+ * ct_image_info.whole_image_bytes_per_pixel). Peak memory is bounded by the
+ * thumbnail, a few source rows and the library's own working memory, and
+ * every decode reports the peak it reached.
  *
  * Errors never unwind past this API: libjpeg/libpng's longjmp stays inside
  * the C functions, and every failure comes back as a ct_status with a
@@ -27,7 +30,7 @@ extern "C" {
 /** Outcome of every call. CT_OK is zero; everything else is a failure. */
 typedef enum ct_status {
     CT_OK = 0,
-    /** The bytes are neither JPEG nor PNG (judged by magic bytes only). */
+    /** The bytes are not JPEG, PNG or WebP (judged by magic bytes only). */
     CT_UNSUPPORTED_FORMAT = 1,
     /** The data is structurally invalid: bad marker, bad CRC in a critical chunk, bad zlib data, bad Huffman code. */
     CT_CORRUPT = 2,
@@ -51,7 +54,8 @@ typedef enum ct_status {
 typedef enum ct_format {
     CT_FORMAT_UNKNOWN = 0,
     CT_FORMAT_JPEG = 1,
-    CT_FORMAT_PNG = 2
+    CT_FORMAT_PNG = 2,
+    CT_FORMAT_WEBP = 3
 } ct_format;
 
 /** A failure's status and a human message naming what is wrong. */
@@ -72,8 +76,10 @@ typedef struct ct_limits {
     /**
      * Maximum working memory the codec library may allocate (libjpeg's
      * max_memory_to_use; libpng's chunk malloc limit). A progressive JPEG
-     * needs a whole-image coefficient buffer and is refused as too large when
-     * it does not fit.
+     * needs a whole-image coefficient buffer, and libwebp whole-frame buffers
+     * for a lossless WebP or a lossy one's alpha: each is refused as too
+     * large when it does not fit. A WebP file read from disk is held whole
+     * and must fit too.
      */
     uint64_t max_decoder_memory;
 } ct_limits;
@@ -93,7 +99,8 @@ typedef void (*ct_checkpoint_observer)(void *context);
 /**
  * Like ct_cancel_token_create, with an observer that a decode calls each time
  * it looks at the token (its checkpoints: every 32 PNG rows, each JPEG
- * scanline batch or absorbed row of blocks), just before it reads the flag, so
+ * scanline batch or absorbed row of blocks, each slice of WebP data handed
+ * to libwebp), just before it reads the flag, so
  * the observer sees how far the decode has come and may cancel it there. The
  * observer and context never change; the caller keeps context valid until
  * the token is destroyed. Returns NULL when out of memory.
@@ -108,19 +115,32 @@ void ct_cancel_token_destroy(ct_cancel_token *token);
 /** What the header says about an image. */
 typedef struct ct_image_info {
     ct_format format;
-    /** Size as stored, before EXIF orientation. */
+    /** Size as stored, before EXIF orientation (a WebP's canvas). */
     uint32_t width;
     uint32_t height;
-    /** EXIF orientation 1…8 (JPEG APP1); 1 when absent, 0 or out of range. */
+    /** EXIF orientation 1…8 (JPEG APP1, WebP EXIF chunk); 1 when absent, 0 or out of range. */
     uint8_t orientation;
-    /** 1 when the image has an alpha channel or transparency (PNG tRNS). */
+    /**
+     * 1 when the image has an alpha channel or transparency (PNG tRNS; a
+     * WebP animation whose first frame leaves part of the canvas empty).
+     */
     uint8_t has_alpha;
     /** 1 for progressive JPEG or Adam7-interlaced PNG. */
     uint8_t progressive;
     /** Colour components in the file: 1 gray, 2 gray+alpha, 3 colour, 4 CMYK/RGBA. */
     uint8_t components;
-    /** Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16). */
+    /** Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16; WebP 8). */
     uint8_t bit_depth;
+    /**
+     * Bytes per pixel of the buffers as large as the whole image that the
+     * codec library keeps whatever the thumbnail's size: 4 for a lossless
+     * WebP (libwebp's ARGB image); for a lossy WebP with alpha, 1 (the alpha
+     * plane) or 5 when the alpha is compressed losslessly (its stream may
+     * need an ARGB image of its own); 0 where decoding runs a few rows at a
+     * time. A progressive JPEG's coefficient buffer depends on the DCT scale
+     * and is not counted here.
+     */
+    uint8_t whole_image_bytes_per_pixel;
 } ct_image_info;
 
 /** What a decode asks for. */
@@ -153,7 +173,7 @@ typedef struct ct_decode_options {
      * Other colour spaces, and PNGs, are unaffected.
      */
     uint8_t jpeg_luma_only;
-    /** May be NULL. Checked between scanline batches. */
+    /** May be NULL. Checked between scanline batches (WebP: between slices of data). */
     const ct_cancel_token *cancel;
 } ct_decode_options;
 
@@ -184,13 +204,15 @@ typedef struct ct_thumbnail {
     uint32_t height;
     /** The source image's header facts. */
     ct_image_info source;
-    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG. */
+    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG and WebP. */
     uint8_t scale_numerator;
-    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for PNG). */
+    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for PNG and WebP). */
     ct_jpeg_path jpeg_path;
     /**
      * Peak bytes allocated during the decode: this module's buffers plus what
-     * libjpeg/libpng requested through their memory managers.
+     * libjpeg/libpng requested through their memory managers. libwebp has no
+     * allocator hook: for WebP this counts the held file and an estimate of
+     * libwebp's working memory (see ct_webp_decode.c for what it covers).
      */
     uint64_t peak_bytes;
     /**
@@ -203,7 +225,7 @@ typedef struct ct_thumbnail {
     char damage[160];
 } ct_thumbnail;
 
-/** Sniffs the format from the first bytes. Needs at most 8 bytes. */
+/** Sniffs the format from the first bytes. Needs at most 12 bytes (WebP's "RIFF" size "WEBP"). */
 ct_format ct_sniff_format(const uint8_t *data, size_t size);
 
 /**
@@ -214,7 +236,7 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
                           ct_image_info *info, ct_error *error);
 
 /**
- * Decodes an in-memory JPEG or PNG to a thumbnail. On success fills
+ * Decodes an in-memory JPEG, PNG or WebP to a thumbnail. On success fills
  * *thumbnail (the caller owns thumbnail->pixels). On failure *thumbnail is
  * zeroed, nothing is left allocated, and *error says why.
  */
@@ -223,7 +245,9 @@ ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_opt
 
 /**
  * Like ct_decode_memory, but streams the file at path through a small buffer,
- * so the compressed file never sits whole in memory either.
+ * so the compressed file never sits whole in memory either. The exception is
+ * WebP: libwebp decodes from memory, so a WebP file is read whole into one
+ * buffer (counted in peak_bytes and against limits.max_decoder_memory).
  */
 ct_status ct_decode_file(const char *path, const ct_decode_options *options,
                          ct_thumbnail *thumbnail, ct_error *error);

@@ -1,6 +1,6 @@
 import CThumbnail
 
-/// A flag that stops a running decode between scanline batches, from any thread.
+/// A flag that stops a running decode between scanline batches (WebP: slices of data), from any thread.
 public final class DecodeCancellation: @unchecked Sendable {
     // @unchecked Sendable is safe: the C token is a single atomic int that C11
     // atomics read and set from any thread, plus an observer and context fixed
@@ -17,7 +17,7 @@ public final class DecodeCancellation: @unchecked Sendable {
 
     /// A flag that calls `checkpoint` on the decoding thread each time a
     /// decode looks at it (every 32 PNG rows, each JPEG scanline batch or
-    /// absorbed row of blocks), just before it reads the flag: a decode's
+    /// absorbed row of blocks, each slice of WebP data), just before it reads the flag: a decode's
     /// progress, and a known point to cancel it at.
     init(checkpoint body: (@Sendable () -> Void)?) {
         let checkpoint = body.map(Checkpoint.init)

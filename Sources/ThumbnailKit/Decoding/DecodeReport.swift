@@ -4,13 +4,15 @@ import CThumbnail
 public struct DecodeReport: Sendable, Hashable {
     /// What the source's header says: format, stored size, orientation, alpha.
     public let source: ImageHeader
-    /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for PNG.
+    /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for PNG and WebP.
     public let scaleNumerator: Int
-    /// Which decoder read a JPEG's entropy data; `nil` for PNG.
+    /// Which decoder read a JPEG's entropy data; `nil` for PNG and WebP.
     public let jpegPath: JPEGDecodePath?
     /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
     /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations.
+    /// libwebp cannot be watched: for WebP this is the file held in memory, the thumbnail
+    /// and an estimate of libwebp's working memory (its whole-frame buffers, row caches and state).
     public let peakDecodeBytes: Int
     /// `nil` for a clean decode. For an image that is whole but was damaged where it was made
     /// (a JPEG that reaches its end marker with bad Huffman codes, a scan that ends early or a
@@ -51,17 +53,27 @@ public enum JPEGDecodePath: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The image formats the decoder reads.
+/// The image formats the decoder reads. ``ThumbnailEncoder`` writes JPEG and PNG only.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     case png
+    /// Lossy, lossless and animated WebP (the first frame is shown).
+    case webp
 
-    /// Sniffs the format from the first bytes; `nil` when neither JPEG nor PNG.
+    /// Sniffs the format from the first bytes (at most 12); `nil` when not JPEG, PNG or WebP.
     public init?(sniffing bytes: some Collection<UInt8>) {
-        let head = Array(bytes.prefix(8))
-        switch ct_sniff_format(head, head.count) {
+        let head = Array(bytes.prefix(12))
+        guard let format = ImageFormat(head.withUnsafeBufferPointer { ct_sniff_format($0.baseAddress, $0.count) })
+        else { return nil }
+        self = format
+    }
+
+    /// The Swift case of a C format; `nil` for `CT_FORMAT_UNKNOWN`.
+    init?(_ format: ct_format) {
+        switch format {
         case CT_FORMAT_JPEG: self = .jpeg
         case CT_FORMAT_PNG: self = .png
+        case CT_FORMAT_WEBP: self = .webp
         default: return nil
         }
     }
@@ -71,6 +83,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
+        case .webp: "image/webp"
         }
     }
 
@@ -82,6 +95,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"
+        case .webp: "webp"
         }
     }
 }

@@ -11,7 +11,10 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxPixels: Int?
     /// Maximum working memory the codec library may allocate. A progressive
     /// JPEG needs a whole-image coefficient buffer (about 6 bytes per pixel for
-    /// 4:2:0) and is refused when it does not fit. Default: 512 MiB.
+    /// 4:2:0), a lossless WebP libwebp's whole ARGB image (4 bytes per pixel),
+    /// a lossy WebP with alpha its alpha plane (1, or up to 5 bytes per pixel):
+    /// each is refused when it does not fit, as is a WebP file too large to
+    /// hold (libwebp decodes from memory). Default: 512 MiB.
     public var maxDecoderMemory: Int?
 
     public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxPixels: Int? = 100_000_000,

@@ -4,13 +4,13 @@ import CThumbnail
 public struct ImageHeader: Sendable, Hashable {
     /// The container format, sniffed from magic bytes.
     public let format: ImageFormat
-    /// Width as stored, before EXIF orientation.
+    /// Width as stored, before EXIF orientation (a WebP's canvas).
     public let width: Int
-    /// Height as stored, before EXIF orientation.
+    /// Height as stored, before EXIF orientation (a WebP's canvas).
     public let height: Int
     /// EXIF orientation 1…8 (1 when absent, 0 or out of range).
     public let orientation: Int
-    /// An alpha channel or PNG transparency.
+    /// An alpha channel, PNG transparency, or a WebP animation whose first frame leaves part of the canvas empty.
     public let hasAlpha: Bool
     /// Progressive JPEG or Adam7-interlaced PNG.
     public let isProgressive: Bool
@@ -18,6 +18,13 @@ public struct ImageHeader: Sendable, Hashable {
     public let components: Int
     /// Bits per sample as stored.
     public let bitDepth: Int
+    /// Bytes per pixel of the buffers as large as the whole image that the codec
+    /// keeps whatever the thumbnail's size: 4 for a lossless WebP, whose decoder
+    /// holds the whole ARGB image; 1 for a lossy WebP's alpha plane, or 5 when
+    /// that alpha is compressed losslessly; 0 where decoding runs a few rows at
+    /// a time. A progressive JPEG's coefficients depend on the DCT scale and are
+    /// not counted here (see ``ThumbnailDecoder/wholeImageBufferBytes(for:)``).
+    public let wholeImageBytesPerPixel: Int
 
     /// Width once EXIF orientation is applied (orientations 5…8 swap the sides).
     public var orientedWidth: Int { (5...8).contains(orientation) ? height : width }
@@ -25,7 +32,7 @@ public struct ImageHeader: Sendable, Hashable {
     public var orientedHeight: Int { (5...8).contains(orientation) ? width : height }
 
     init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, isProgressive: Bool,
-         components: Int, bitDepth: Int) {
+         components: Int, bitDepth: Int, wholeImageBytesPerPixel: Int) {
         self.format = format
         self.width = width
         self.height = height
@@ -34,10 +41,13 @@ public struct ImageHeader: Sendable, Hashable {
         self.isProgressive = isProgressive
         self.components = components
         self.bitDepth = bitDepth
+        self.wholeImageBytesPerPixel = wholeImageBytesPerPixel
     }
 
+    /// The header of a successful probe or decode, whose format is always a known one.
     init(_ info: ct_image_info) {
-        format = info.format == CT_FORMAT_PNG ? .png : .jpeg
+        guard let format = ImageFormat(info.format) else { preconditionFailure("a decoded image of unknown format") }
+        self.format = format
         width = Int(info.width)
         height = Int(info.height)
         orientation = Int(info.orientation)
@@ -45,6 +55,7 @@ public struct ImageHeader: Sendable, Hashable {
         isProgressive = info.progressive != 0
         components = Int(info.components)
         bitDepth = Int(info.bit_depth)
+        wholeImageBytesPerPixel = Int(info.whole_image_bytes_per_pixel)
     }
 }
 

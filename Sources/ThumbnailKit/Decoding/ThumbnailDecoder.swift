@@ -1,11 +1,14 @@
 import CThumbnail
 
-/// Decodes a JPEG or PNG straight to a thumbnail in one pass.
+/// Decodes a JPEG, PNG or WebP straight to a thumbnail in one pass.
 ///
 /// JPEGs are decoded at the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) that
 /// still covers the target, PNGs one row at a time, both through an area
-/// filter, so a full-size bitmap never exists: peak memory is the thumbnail,
-/// a few rows and the codec's own state (see ``DecodeReport/peakDecodeBytes``).
+/// filter, and WebPs through libwebp's scaler straight into the thumbnail, so
+/// a full-size bitmap never exists: peak memory is the thumbnail, a few rows
+/// and the codec's own state (see ``DecodeReport/peakDecodeBytes``). Lossless
+/// WebP is the exception: libwebp holds its whole ARGB image (see
+/// ``ImageHeader/wholeImageBytesPerPixel``).
 ///
 /// ```swift
 /// let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: "photo.jpg")
@@ -15,7 +18,7 @@ public struct ThumbnailDecoder: Sendable {
     public var size: ThumbnailSize
     /// Header limits checked before allocation. Default: ``DecodingLimits/default``.
     public var limits: DecodingLimits
-    /// Rotate or flip by the JPEG's EXIF orientation. Default: `true`.
+    /// Rotate or flip by the image's EXIF orientation (a JPEG's APP1, a WebP's EXIF chunk). Default: `true`.
     public var appliesOrientation: Bool
     /// The most specialised path a progressive JPEG may take; where it does not
     /// apply (another scale, arithmetic coding, a structure it leaves to libjpeg)
@@ -48,7 +51,8 @@ public struct ThumbnailDecoder: Sendable {
     }
 
     /// Decodes a file, streaming it through a small buffer: neither the
-    /// compressed file nor a full-size bitmap is ever held whole.
+    /// compressed file nor a full-size bitmap is ever held whole (but a WebP
+    /// file is: libwebp decodes from memory).
     /// - Throws: ``ThumbnailDecodingError``, or `CancellationError` when `cancellation` fired.
     public func decode(contentsOfFile path: String, cancellation: DecodeCancellation? = nil) throws -> Thumbnail {
         try run(cancellation) { options, thumbnail, error in
@@ -94,11 +98,13 @@ public struct ThumbnailDecoder: Sendable {
     /// The bytes of a buffer as large as the whole image that decoding an image
     /// with `header` to ``size`` takes: a progressive JPEG's coefficients, which
     /// libjpeg keeps for every 8×8 block of every component (128 bytes each), or
-    /// 2 bytes a block on the DC-only path at 1/8. Counted as if no component
-    /// were subsampled, an upper bound. 0 for everything else, which decodes a
-    /// few rows at a time.
+    /// 2 bytes a block on the DC-only path at 1/8, counted as if no component
+    /// were subsampled; a WebP's ``ImageHeader/wholeImageBytesPerPixel`` for
+    /// every pixel of its canvas (4 for lossless). Upper bounds. 0 for
+    /// everything else, which decodes a few rows at a time.
     public func wholeImageBufferBytes(for header: ImageHeader) -> Int {
-        guard header.format == .jpeg, header.isProgressive else { return 0 }
+        guard header.format == .jpeg else { return header.width * header.height * header.wholeImageBytesPerPixel }
+        guard header.isProgressive else { return 0 }
         let blocks = (header.width + 7) / 8 * ((header.height + 7) / 8) * header.components
         return blocks * (progressivePath == .dcOnly && scaleNumerator(for: header) == 1 ? 2 : 128)
     }

@@ -41,6 +41,25 @@ import Testing
         #expect(try cache.entry(forKey: "https://example.com/a.jpg", in: .thumbnails) == nil, "namespaces are separate")
     }
 
+    @Test func theSourceHeaderOfEveryFormatComesBackWithTheEntry() throws {
+        let cache = try open()
+        for file in ["jpeg-progressive-420-gradient-256x192.jpg", "png-rgba-8bit-67x43.png",
+                     "webp-lossless-rgba-67x43.webp", "webp-lossy-alpha-vignette-256x192.webp"] {
+            let source = try ThumbnailDecoder().readHeader(try Fixtures.bytes(ofTestImage: file))
+            try cache.store(bytes(100), forKey: file, in: .thumbnails, metadata: DiskCacheMetadata(source: source))
+            #expect(try cache.entry(forKey: file, in: .thumbnails)?.metadata.source == source, "\(file)")
+        }
+    }
+
+    @Test func aSourceFieldFromBeforeWebPStillReads() throws {
+        // 14 bytes, as written before the whole-image bytes per pixel: a 300×200 progressive colour JPEG.
+        let field: [UInt8] = [0, 44, 1, 0, 0, 200, 0, 0, 0, 6, 0, 1, 3, 8]
+        let header = try #require(ImageHeader(cacheField: field[...]))
+        #expect(header.format == .jpeg && header.width == 300 && header.height == 200 && header.orientation == 6)
+        #expect(header.isProgressive && header.wholeImageBytesPerPixel == 0)
+        #expect(ImageHeader(cacheField: ([3] + field.dropFirst())[...]) == nil, "an unknown format code")
+    }
+
     @Test func fileNamesAreDigestsNotUserText() throws {
         let cache = try open()
         try cache.store(bytes(10), forKey: "../../etc/passwd?x=1", in: .thumbnails)

@@ -41,32 +41,12 @@ import ThumbnailKit
         }
     }()
 
-    /// What decoding one file gave, from the file and from memory.
-    struct Outcome: Sendable {
-        let entry: Entry
-        /// The decode streamed from the file: the thumbnail's size and the damage it reported, or the error.
-        let fromFile: Result<(width: Int, height: Int, damage: String?), any Error>
-        /// How the decode from memory disagreed with it, if it did.
-        let disagreement: String?
-    }
-
     /// Decodes every file both ways, off the cooperative pool (it takes tens of seconds).
-    static func decodeEveryFile(in corpora: URL) async throws -> [Outcome] {
+    static func decodeEveryFile(in corpora: URL) async throws -> [(entry: Entry, decode: FileAndMemoryDecode)] {
         try await runBlocking {
             let decoder = ThumbnailDecoder(size: .fit(256))
             return entries.map { entry in
-                let path = corpora.appendingPathComponent(entry.file).path
-                let fromFile = Result { try decoder.decode(contentsOfFile: path) }
-                let fromMemory = Result { try decoder.decode(try Fixtures.bytes(atPath: path)) }
-                let disagreement: String? = switch (fromFile, fromMemory) {
-                case let (.success(a), .success(b)):
-                    a.maximumDifference(from: b) == 0 ? nil : "file and memory decodes differ"
-                case let (.failure(a), .failure(b)):
-                    "\(a)" == "\(b)" ? nil : "file and memory decodes fail differently: \(a) vs \(b)"
-                default:
-                    "file and memory decodes disagree: \(fromFile) vs \(fromMemory)"
-                }
-                return Outcome(entry: entry, fromFile: fromFile.map { ($0.width, $0.height, $0.report?.damage) }, disagreement: disagreement)
+                (entry, FileAndMemoryDecode(path: corpora.appendingPathComponent(entry.file).path, decoder: decoder))
             }
         }
     }
@@ -77,8 +57,7 @@ import ThumbnailKit
         #expect(Self.entries.count == 512)
         var accepted = 0, rejected = 0, optionalRefused = 0
         var damaged: Set<String> = []
-        for outcome in try await Self.decodeEveryFile(in: corpora) {
-            let entry = outcome.entry
+        for (entry, outcome) in try await Self.decodeEveryFile(in: corpora) {
             // Both input paths, streamed from the file and from memory, must agree.
             #expect(outcome.disagreement == nil, "\(entry): \(outcome.disagreement ?? "")")
             switch (entry.expectsAccept, outcome.fromFile) {

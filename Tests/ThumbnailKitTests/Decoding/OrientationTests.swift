@@ -3,11 +3,13 @@ import Testing
 import ThumbnailKit
 
 /// EXIF orientation 1–8 turns every marker file into the same upright picture:
-/// 96×64 white, red block top-left, blue top-right, green bottom-left.
+/// 96×64 white, red block top-left, blue top-right, green bottom-left. JPEG
+/// carries it in APP1, WebP in an EXIF chunk (with or without "Exif\0\0").
 @Suite struct OrientationTests {
     static let files = (1...8).map { "jpeg-exif-orientation-\($0)-\($0 % 2 == 1 ? "ii" : "mm").jpg" } + [
         "jpeg-exif-orientation-0-invalid-ii.jpg", "jpeg-exif-orientation-9-invalid-mm.jpg",
         "jpeg-exif-none-96x64.jpg", "jpeg-exif-malformed-ifd-offset.jpg", "jpeg-exif-malformed-entry-count.jpg",
+        "webp-exif-orientation-6-mm.webp", "webp-exif-orientation-3-ii-exif-prefix.webp",
     ]
 
     static func colour(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> String {
@@ -24,7 +26,8 @@ import ThumbnailKit
     func theThumbnailIsUpright(file: String) throws {
         for (box, width, height) in [(256, 96, 64), (48, 48, 32)] {
             let thumbnail = try ThumbnailDecoder(size: .fit(box)).decode(contentsOfFile: Fixtures.testImage(file))
-            #expect(thumbnail.width == width && thumbnail.height == height, "\(file) at \(box)")
+            // A wrong size fails here rather than send the pixel reads below out of range.
+            try #require(thumbnail.width == width && thumbnail.height == height, "\(file) at \(box)")
             let sx = width / 96 == 1 ? 1 : 2
             func at(_ x: Int, _ y: Int) -> String { Self.colour(thumbnail.pixel(x: x / sx, y: y / sx)) }
             #expect(at(12, 12) == "red", "\(file) at \(box)")

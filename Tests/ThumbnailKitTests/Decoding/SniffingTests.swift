@@ -4,17 +4,22 @@ import ThumbnailKit
 
 /// The format comes from the bytes, never the file name.
 @Suite struct SniffingTests {
-    @Test func aPNGNamedJPGAndAJPEGNamedPNGBothDecode() throws {
+    @Test func aPNGNamedJPGAJPEGNamedPNGAndAWebPNamedPNGAllDecode() throws {
         let png = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-png-data-named.jpg"))
         let jpeg = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-jpeg-data-named.png"))
+        let webp = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage("sniff-webp-data-named.png"))
         #expect(png.source.format == .png)
         #expect(jpeg.source.format == .jpeg)
+        #expect(webp.source.format == .webp)
     }
 
     @Test func magicBytesDecideTheFormat() {
         #expect(ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)
         #expect(ImageFormat(sniffing: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) == .png)
         #expect(ImageFormat(sniffing: Array("GIF89a".utf8)) == nil)
+        #expect(ImageFormat(sniffing: Array("RIFF\u{24}\0\0\0WEBPVP8 ".utf8)) == .webp)
+        #expect(ImageFormat(sniffing: Array("RIFF\u{24}\0\0\0WEB".utf8)) == nil, "11 bytes")
+        #expect(ImageFormat(sniffing: Array("RIFF\u{24}\0\0\0WAVEfmt ".utf8)) == nil, "a RIFF that is not WebP")
         #expect(ImageFormat(sniffing: [0xFF, 0xD8]) == nil)
         #expect(ImageFormat(sniffing: []) == nil)
     }

@@ -47,6 +47,7 @@ import ThumbnailKit
         #expect(read.components == header.components && read.bitDepth == header.bitDepth)
         #expect(read.hasAlpha == header.hasAlpha && read.isProgressive == header.progressive)
         #expect(read.orientation == header.orientation)
+        #expect(read.wholeImageBytesPerPixel == header.wholeImageBytesPerPixel)
     }
 
     @Test(arguments: TestImagesManifest.entries.filter { $0.samePixelsAs != nil })
