@@ -35,6 +35,7 @@ ct_format ct_sniff_format(const uint8_t *data, size_t size) {
     if (data == NULL) return CT_FORMAT_UNKNOWN;
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return CT_FORMAT_JPEG;
     if (size >= 8 && memcmp(data, png_signature, 8) == 0) return CT_FORMAT_PNG;
+    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return CT_FORMAT_GIF;
     return CT_FORMAT_UNKNOWN;
 }
 
@@ -125,10 +126,11 @@ static ct_status ct_decode_input(ct_input *input, const ct_decode_options *optio
     switch (ct_sniff_input(input)) {
     case CT_FORMAT_JPEG: return ct_jpeg_decode(input, options, thumbnail, error);
     case CT_FORMAT_PNG: return ct_png_decode(input, options, thumbnail, error);
+    case CT_FORMAT_GIF: return ct_gif_decode(input, options, thumbnail, error);
     case CT_FORMAT_UNKNOWN: break;
     }
     if (input->read_error) return ct_fail(error, CT_IO_ERROR, "could not read the input");
-    return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
+    return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG, PNG or GIF image (unrecognised magic bytes)");
 }
 
 ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_options *options,
@@ -197,9 +199,10 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
     switch (ct_sniff_format(data, size)) {
     case CT_FORMAT_JPEG: return ct_jpeg_probe(&input, limits, info, error);
     case CT_FORMAT_PNG: return ct_png_probe(&input, limits, info, error);
+    case CT_FORMAT_GIF: return ct_gif_probe(&input, limits, info, error);
     case CT_FORMAT_UNKNOWN: break;
     }
-    return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
+    return ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG, PNG or GIF image (unrecognised magic bytes)");
 }
 
 ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, const ct_limits *limits,
@@ -215,9 +218,10 @@ ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, 
     switch (ct_input_seek(&input, 0) == 0 ? ct_sniff_input(&input) : CT_FORMAT_UNKNOWN) {
     case CT_FORMAT_JPEG: status = ct_jpeg_probe(&input, limits, info, error); break;
     case CT_FORMAT_PNG: status = ct_png_probe(&input, limits, info, error); break;
+    case CT_FORMAT_GIF: status = ct_gif_probe(&input, limits, info, error); break;
     default:
         status = input.read_error ? ct_fail(error, CT_IO_ERROR, "could not read the input")
-                                  : ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG or PNG image (unrecognised magic bytes)");
+                                  : ct_fail(error, CT_UNSUPPORTED_FORMAT, "not a JPEG, PNG or GIF image (unrecognised magic bytes)");
     }
     fclose(file);
     return status;

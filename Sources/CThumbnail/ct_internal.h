@@ -160,13 +160,16 @@ uint8_t *ct_orient(const uint8_t *pixels, uint32_t width, uint32_t height, uint8
 /** Parses an EXIF (APP1 payload after "Exif\0\0") TIFF block; returns 1…8, 1 when absent or invalid. */
 uint8_t ct_exif_orientation(const uint8_t *tiff, size_t size);
 
-/* ---- the two decoders (same contract as ct_decode_memory) ------------ */
+/* ---- the decoders (same contract as ct_decode_memory) ---------------- */
 
 ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
 ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                          ct_error *error);
 ct_status ct_png_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
 ct_status ct_png_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                        ct_error *error);
+ct_status ct_gif_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_gif_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                         ct_error *error);
 
 /**

@@ -1,15 +1,15 @@
 /*
- * cthumbnail: decode a JPEG or PNG straight to a small RGBA8 thumbnail.
+ * cthumbnail: decode a JPEG, PNG or GIF straight to a small RGBA8 thumbnail.
  *
- * The only code in the project that includes jpeglib.h or png.h. The image is
- * decoded and downscaled in one pass (JPEG: DCT scaling, then an area filter
- * fed scanline by scanline; PNG: one row at a time into the same filter), so
- * a full-size bitmap never exists. Peak memory is bounded by the thumbnail,
+ * The only code in the project that includes jpeglib.h, png.h or gif_lib.h.
+ * The image is decoded and downscaled in one pass (JPEG: DCT scaling, then an
+ * area filter fed scanline by scanline; PNG and GIF: one row at a time into
+ * the same filter; a GIF's first frame only), so a full-size bitmap never exists. Peak memory is bounded by the thumbnail,
  * a few source rows and the library's own working memory, and every decode
  * reports the peak it reached.
  *
  * Errors never unwind past this API: libjpeg/libpng's longjmp stays inside
- * the C functions, and every failure comes back as a ct_status with a
+ * the C functions (giflib returns codes), and every failure comes back as a ct_status with a
  * message in a ct_error.
  *
  * This header uses stdint types only, so Swift needs no image-library headers.
@@ -27,7 +27,7 @@ extern "C" {
 /** Outcome of every call. CT_OK is zero; everything else is a failure. */
 typedef enum ct_status {
     CT_OK = 0,
-    /** The bytes are neither JPEG nor PNG (judged by magic bytes only). */
+    /** The bytes are neither JPEG, PNG nor GIF (judged by magic bytes only). */
     CT_UNSUPPORTED_FORMAT = 1,
     /** The data is structurally invalid: bad marker, bad CRC in a critical chunk, bad zlib data, bad Huffman code. */
     CT_CORRUPT = 2,
@@ -51,7 +51,10 @@ typedef enum ct_status {
 typedef enum ct_format {
     CT_FORMAT_UNKNOWN = 0,
     CT_FORMAT_JPEG = 1,
-    CT_FORMAT_PNG = 2
+    CT_FORMAT_PNG = 2,
+    /* 3 is reserved for WebP. */
+    /** GIF87a or GIF89a; the first frame is decoded. */
+    CT_FORMAT_GIF = 4
 } ct_format;
 
 /** A failure's status and a human message naming what is wrong. */
@@ -71,7 +74,8 @@ typedef struct ct_limits {
     uint64_t max_pixels;
     /**
      * Maximum working memory the codec library may allocate (libjpeg's
-     * max_memory_to_use; libpng's chunk malloc limit). A progressive JPEG
+     * max_memory_to_use; libpng's chunk malloc limit; giflib needs a fixed
+     * 26 KB or so and is not limited). A progressive JPEG
      * needs a whole-image coefficient buffer and is refused as too large when
      * it does not fit.
      */
@@ -92,7 +96,7 @@ ct_cancel_token *ct_cancel_token_create(void);
 typedef void (*ct_checkpoint_observer)(void *context);
 /**
  * Like ct_cancel_token_create, with an observer that a decode calls each time
- * it looks at the token (its checkpoints: every 32 PNG rows, each JPEG
+ * it looks at the token (its checkpoints: every 32 PNG or GIF rows, each JPEG
  * scanline batch or absorbed row of blocks), just before it reads the flag, so
  * the observer sees how far the decode has come and may cancel it there. The
  * observer and context never change; the caller keeps context valid until
@@ -113,13 +117,19 @@ typedef struct ct_image_info {
     uint32_t height;
     /** EXIF orientation 1…8 (JPEG APP1); 1 when absent, 0 or out of range. */
     uint8_t orientation;
-    /** 1 when the image has an alpha channel or transparency (PNG tRNS). */
+    /**
+     * 1 when the image has an alpha channel or transparency (PNG tRNS; a GIF
+     * whose first frame has a transparent index or leaves part of the screen uncovered).
+     */
     uint8_t has_alpha;
-    /** 1 for progressive JPEG or Adam7-interlaced PNG. */
+    /** 1 for progressive JPEG, Adam7-interlaced PNG or an interlaced first GIF frame. */
     uint8_t progressive;
-    /** Colour components in the file: 1 gray, 2 gray+alpha, 3 colour, 4 CMYK/RGBA. */
+    /** Colour components in the file: 1 gray, 2 gray+alpha, 3 colour, 4 CMYK/RGBA (GIF: 4 with alpha, else 3). */
     uint8_t components;
-    /** Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16). */
+    /**
+     * Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16; GIF: bits
+     * per index of the first frame's palette, 1…8, and 8 when it has none).
+     */
     uint8_t bit_depth;
 } ct_image_info;
 
@@ -184,13 +194,14 @@ typedef struct ct_thumbnail {
     uint32_t height;
     /** The source image's header facts. */
     ct_image_info source;
-    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG. */
+    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG and GIF. */
     uint8_t scale_numerator;
-    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for PNG). */
+    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for PNG and GIF). */
     ct_jpeg_path jpeg_path;
     /**
      * Peak bytes allocated during the decode: this module's buffers plus what
-     * libjpeg/libpng requested through their memory managers.
+     * libjpeg/libpng requested through their memory managers; for GIF, giflib's
+     * blocks (decoder state, palettes) counted by their sizes, as giflib has no hooks.
      */
     uint64_t peak_bytes;
 } ct_thumbnail;
@@ -206,7 +217,7 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
                           ct_image_info *info, ct_error *error);
 
 /**
- * Decodes an in-memory JPEG or PNG to a thumbnail. On success fills
+ * Decodes an in-memory JPEG, PNG or GIF (its first frame) to a thumbnail. On success fills
  * *thumbnail (the caller owns thumbnail->pixels). On failure *thumbnail is
  * zeroed, nothing is left allocated, and *error says why.
  */
