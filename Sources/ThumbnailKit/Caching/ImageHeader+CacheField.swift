@@ -1,8 +1,8 @@
 extension ImageHeader {
-    /// The header as a disk cache metadata field: format, width and height
-    /// (UInt32 LE), orientation, alpha, progressive, components, bit depth.
+    /// The header as a disk cache metadata field: format (``ImageFormat/cacheByte``),
+    /// width and height (UInt32 LE), orientation, alpha, progressive, components, bit depth.
     var cacheField: [UInt8] {
-        var field: [UInt8] = [format == .png ? 1 : 0]
+        var field: [UInt8] = [format.cacheByte]
         DiskCacheEntryFormat.appendLittleEndian(UInt32(clamping: width), to: &field)
         DiskCacheEntryFormat.appendLittleEndian(UInt32(clamping: height), to: &field)
         field += [UInt8(clamping: orientation), hasAlpha ? 1 : 0, isProgressive ? 1 : 0,
@@ -14,12 +14,30 @@ extension ImageHeader {
     /// field is not one (the entry is then read as having no source facts).
     init?(cacheField field: ArraySlice<UInt8>) {
         let field = Array(field)
-        guard field.count == 14, field[0] <= 1 else { return nil }
+        guard field.count == 14, let format = ImageFormat(cacheByte: field[0]) else { return nil }
         func uint32(at offset: Int) -> Int {
             (0..<4).reduce(0) { $0 | Int(field[offset + $1]) << (8 * $1) }
         }
-        self.init(format: field[0] == 1 ? .png : .jpeg, width: uint32(at: 1), height: uint32(at: 5),
+        self.init(format: format, width: uint32(at: 1), height: uint32(at: 5),
                   orientation: Int(field[9]), hasAlpha: field[10] != 0, isProgressive: field[11] != 0,
                   components: Int(field[12]), bitDepth: Int(field[13]))
+    }
+}
+
+extension ImageFormat {
+    /// The format's byte in a cache field: 0 JPEG, 1 PNG, 3 GIF (2 is WebP's).
+    /// Entries on disk keep them, so they are never renumbered.
+    var cacheByte: UInt8 {
+        switch self {
+        case .jpeg: 0
+        case .png: 1
+        case .gif: 3
+        }
+    }
+
+    /// The format a cache field's byte names; `nil` for a byte no format has.
+    init?(cacheByte: UInt8) {
+        guard let format = Self.allCases.first(where: { $0.cacheByte == cacheByte }) else { return nil }
+        self = format
     }
 }

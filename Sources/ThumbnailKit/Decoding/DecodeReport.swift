@@ -4,13 +4,14 @@ import CThumbnail
 public struct DecodeReport: Sendable, Hashable {
     /// What the source's header says: format, stored size, orientation, alpha.
     public let source: ImageHeader
-    /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for PNG.
+    /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for PNG and GIF.
     public let scaleNumerator: Int
-    /// Which decoder read a JPEG's entropy data; `nil` for PNG.
+    /// Which decoder read a JPEG's entropy data; `nil` for PNG and GIF.
     public let jpegPath: JPEGDecodePath?
     /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
-    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations.
+    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations
+    /// (giflib's, which it does not report, by their known sizes).
     public let peakDecodeBytes: Int
 
     init(_ thumbnail: ct_thumbnail) {
@@ -42,17 +43,26 @@ public enum JPEGDecodePath: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The image formats the decoder reads.
+/// The image formats the decoder reads. Thumbnails are written as JPEG or PNG
+/// only (``ThumbnailEncoder/writableFormats``).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     case png
+    /// GIF87a or GIF89a: the first frame is decoded, an animation's other frames are not read.
+    case gif
 
-    /// Sniffs the format from the first bytes; `nil` when neither JPEG nor PNG.
+    /// Sniffs the format from the first bytes; `nil` when neither JPEG, PNG nor GIF.
     public init?(sniffing bytes: some Collection<UInt8>) {
         let head = Array(bytes.prefix(8))
-        switch ct_sniff_format(head, head.count) {
+        self.init(ct_sniff_format(head, head.count))
+    }
+
+    /// The C module's format; `nil` for `CT_FORMAT_UNKNOWN`.
+    init?(_ format: ct_format) {
+        switch format {
         case CT_FORMAT_JPEG: self = .jpeg
         case CT_FORMAT_PNG: self = .png
+        case CT_FORMAT_GIF: self = .gif
         default: return nil
         }
     }
@@ -62,6 +72,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"
+        case .gif: "gif"
         }
     }
 }

@@ -1,10 +1,10 @@
 import CThumbnail
 
-/// Decodes a JPEG or PNG straight to a thumbnail in one pass.
+/// Decodes a JPEG, PNG or GIF straight to a thumbnail in one pass.
 ///
 /// JPEGs are decoded at the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) that
-/// still covers the target, PNGs one row at a time, both through an area
-/// filter, so a full-size bitmap never exists: peak memory is the thumbnail,
+/// still covers the target, PNGs and a GIF's first frame one row at a time,
+/// all through an area filter, so a full-size bitmap never exists: peak memory is the thumbnail,
 /// a few rows and the codec's own state (see ``DecodeReport/peakDecodeBytes``).
 ///
 /// ```swift

@@ -10,6 +10,9 @@ public struct ThumbnailEncoder: Sendable {
         self.jpegQuality = jpegQuality
     }
 
+    /// The formats ``encode(_:as:)`` writes: JPEG and PNG. GIF is only read.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png]
+
     /// The format ``encode(_:)`` picks: PNG when the thumbnail can be transparent, else JPEG.
     public func preferredFormat(for thumbnail: Thumbnail) -> ImageFormat {
         thumbnail.hasAlpha ? .png : .jpeg
@@ -21,7 +24,7 @@ public struct ThumbnailEncoder: Sendable {
     }
 
     /// Encodes as `format`. JPEG drops alpha.
-    /// - Throws: ``ThumbnailEncodingError``.
+    /// - Throws: ``ThumbnailEncodingError``, also for a format not in ``writableFormats``.
     public func encode(_ thumbnail: Thumbnail, as format: ImageFormat) throws -> [UInt8] {
         try thumbnail.pixels.withUnsafeBytes { raw in
             try encode(rgba: raw, width: thumbnail.width, height: thumbnail.height, as: format)
@@ -29,12 +32,13 @@ public struct ThumbnailEncoder: Sendable {
     }
 
     /// Encodes `width × height` RGBA8 pixels (straight alpha, no row padding) as `format`.
-    /// - Throws: ``ThumbnailEncodingError`` when the sizes disagree or the codec fails.
+    /// - Throws: ``ThumbnailEncodingError`` when the sizes disagree, the codec fails or
+    ///   `format` is not in ``writableFormats``.
     public func encode(rgba: some Collection<UInt8>, width: Int, height: Int,
                        as format: ImageFormat) throws -> [UInt8] {
         var output = ct_buffer()
         var error = ct_error()
-        let status = rgba.withContiguousBytes { raw -> ct_status in
+        let status = try rgba.withContiguousBytes { raw -> ct_status in
             guard width > 0, height > 0, raw.count == width * height * 4,
                   let pixels = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             else { return CT_INVALID_ARGUMENT }
@@ -43,6 +47,8 @@ public struct ThumbnailEncoder: Sendable {
                 return ct_encode_jpeg(pixels, UInt32(width), UInt32(height), Int32(jpegQuality), &output, &error)
             case .png:
                 return ct_encode_png(pixels, UInt32(width), UInt32(height), &output, &error)
+            case .gif:
+                throw ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not \(format.rawValue)")
             }
         }
         defer { ct_buffer_free(&output) }
