@@ -34,7 +34,6 @@
  * blocks by their sizes (the private state by the estimate below).
  */
 #include <gif_lib.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ct_internal.h"
@@ -73,9 +72,7 @@ typedef struct ct_gif_reader {
     uint32_t checkpoints;
     uint8_t *indices; /* one frame row */
     uint8_t *row;     /* one screen row of RGBA */
-    ct_resampler resampler;
-    uint8_t *pixels;
-    size_t pixel_bytes;
+    ct_row_output output;
 } ct_gif_reader;
 
 /* ---- input and errors ---- */
@@ -142,11 +139,14 @@ static ct_status ct_gif_check_screen(ct_input *input, const ct_limits *limits, c
     return ct_check_limits(width, height, limits, error);
 }
 
+/* Checks the screen size, then opens giflib on the input. */
 static ct_status ct_gif_open(ct_gif_reader *r, ct_input *input, const ct_limits *limits) {
     memset(r, 0, sizeof *r);
     r->input = input;
     r->limits = limits;
     r->transparent_index = NO_TRANSPARENT_COLOR;
+    ct_status status = ct_gif_check_screen(input, limits, &r->error);
+    if (status != CT_OK) return status;
     int code = D_GIF_SUCCEEDED;
     r->gif = DGifOpen(r, ct_gif_read_input, &code);
     if (r->gif == NULL) return ct_gif_fail(r, code, "inside the logical screen descriptor or global palette");
@@ -154,16 +154,11 @@ static ct_status ct_gif_open(ct_gif_reader *r, ct_input *input, const ct_limits 
     return CT_OK;
 }
 
+/* Releases giflib and the rows; the output is ct_row_output_deliver's to release. */
 static void ct_gif_close(ct_gif_reader *r) {
-    ct_resampler_free(&r->resampler);
     ct_alloc_free(&r->alloc, r->indices);
     ct_alloc_free(&r->alloc, r->row);
     r->indices = r->row = NULL;
-    if (r->pixels != NULL) {
-        free(r->pixels);
-        ct_alloc_note(&r->alloc, -(int64_t)r->pixel_bytes);
-        r->pixels = NULL;
-    }
     if (r->gif != NULL) {
         DGifCloseFile(r->gif, NULL);
         r->gif = NULL;
@@ -265,13 +260,8 @@ static ct_status ct_gif_describe(ct_gif_reader *r, ct_image_info *info) {
 }
 
 ct_status ct_gif_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
-    ct_status status = ct_gif_check_screen(input, limits, error);
-    if (status != CT_OK) {
-        memset(info, 0, sizeof *info);
-        return status;
-    }
     ct_gif_reader reader;
-    status = ct_gif_open(&reader, input, limits);
+    ct_status status = ct_gif_open(&reader, input, limits);
     if (status == CT_OK) status = ct_gif_read_to_first_frame(&reader);
     if (status == CT_OK) status = ct_gif_describe(&reader, info);
     ct_gif_close(&reader);
@@ -342,7 +332,7 @@ static ct_status ct_gif_read_rows(ct_gif_reader *r, uint32_t screen_width, uint3
     /* Above the frame the row buffer is still all transparent. */
     for (; y < screen_height && y < r->top; y++) {
         if (ct_gif_cancel_point(r, cancel)) return ct_fail(&r->error, CT_CANCELLED, "GIF decode cancelled");
-        ct_resampler_push_row(&r->resampler, r->row);
+        ct_resampler_push_row(&r->output.resampler, r->row);
     }
     uint32_t rows = ct_gif_frame_rows(r);
     for (uint32_t frame_row = 0; frame_row < rows; frame_row++) {
@@ -351,13 +341,13 @@ static ct_status ct_gif_read_rows(ct_gif_reader *r, uint32_t screen_width, uint3
         if (status != CT_OK) return status;
         if ((uint64_t)r->top + frame_row >= screen_height) continue; /* decoded, then dropped */
         ct_gif_colour_row(r, r->row + (size_t)first * 4, first, count);
-        ct_resampler_push_row(&r->resampler, r->row);
+        ct_resampler_push_row(&r->output.resampler, r->row);
         y++;
     }
     memset(r->row, 0, (size_t)screen_width * 4);
     for (; y < screen_height; y++) {
         if (ct_gif_cancel_point(r, cancel)) return ct_fail(&r->error, CT_CANCELLED, "GIF decode cancelled");
-        ct_resampler_push_row(&r->resampler, r->row);
+        ct_resampler_push_row(&r->output.resampler, r->row);
     }
     return CT_OK;
 }
@@ -381,31 +371,22 @@ static ct_status ct_gif_read_passes(ct_gif_reader *r, uint32_t screen_width, uin
             uint64_t y = (uint64_t)r->top + frame_row;
             if (y >= screen_height || count == 0) continue; /* decoded, then dropped */
             ct_gif_colour_row(r, r->row, first, count);
-            ct_resampler_add_pixels(&r->resampler, (uint32_t)y, first, 1, count, r->row);
+            ct_resampler_add_pixels(&r->output.resampler, (uint32_t)y, first, 1, count, r->row);
         }
     }
-    ct_resampler_finish_sparse(&r->resampler);
+    ct_resampler_finish_sparse(&r->output.resampler);
     return CT_OK;
 }
 
-/* Allocates the thumbnail (transparent), the row buffers and the resampler. */
+/* Allocates the row buffers, the thumbnail (transparent) and the resampler. */
 static ct_status ct_gif_prepare_output(ct_gif_reader *r, const ct_image_info *info, uint32_t dst_width,
                                        uint32_t dst_height) {
-    r->pixel_bytes = (size_t)dst_width * dst_height * 4;
-    /* Zeroed: at full size the sparse resampler writes only the pixels some frame row reaches. */
-    r->pixels = calloc(r->pixel_bytes, 1);
-    if (r->pixels == NULL)
-        return ct_fail(&r->error, CT_OUT_OF_MEMORY, "out of memory for a %ux%u thumbnail", dst_width, dst_height);
-    ct_alloc_note(&r->alloc, (int64_t)r->pixel_bytes);
     r->indices = ct_alloc_bytes(&r->alloc, r->frame_width > 0 ? r->frame_width : 1);
     r->row = ct_alloc_zeroed(&r->alloc, info->width, 4);
     if (r->indices == NULL || r->row == NULL)
         return ct_fail(&r->error, CT_OUT_OF_MEMORY, "out of memory for a GIF row");
-    if (info->progressive)
-        return ct_resampler_init_sparse(&r->resampler, &r->alloc, info->width, info->height, dst_width, dst_height,
-                                        CT_LAYOUT_RGBA, r->pixels, &r->error);
-    return ct_resampler_init(&r->resampler, &r->alloc, info->width, info->height, dst_width, dst_height,
-                             CT_LAYOUT_RGBA, r->pixels, &r->error);
+    return ct_row_output_init(&r->output, &r->alloc, info->width, info->height, info->progressive, CT_LAYOUT_RGBA,
+                              dst_width, dst_height, &r->error);
 }
 
 static ct_status ct_gif_decode_steps(ct_gif_reader *r, const ct_decode_options *options, ct_thumbnail *result) {
@@ -424,28 +405,11 @@ static ct_status ct_gif_decode_steps(ct_gif_reader *r, const ct_decode_options *
 
 ct_status ct_gif_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                         ct_error *error) {
-    ct_status status = ct_gif_check_screen(input, &options->limits, error);
-    if (status != CT_OK) {
-        memset(thumbnail, 0, sizeof *thumbnail);
-        return status;
-    }
     ct_gif_reader reader;
     ct_thumbnail result;
     memset(&result, 0, sizeof result);
-    status = ct_gif_open(&reader, input, &options->limits);
+    ct_status status = ct_gif_open(&reader, input, &options->limits);
     if (status == CT_OK) status = ct_gif_decode_steps(&reader, options, &result);
-    if (status == CT_OK) {
-        result.pixels = reader.pixels;
-        reader.pixels = NULL; /* handed to the caller, still counted in the peak */
-        result.scale_numerator = 8;
-    }
     ct_gif_close(&reader);
-    if (status != CT_OK) {
-        memset(thumbnail, 0, sizeof *thumbnail);
-        if (error != NULL) *error = reader.error;
-        return status;
-    }
-    result.peak_bytes = reader.alloc.peak;
-    *thumbnail = result;
-    return CT_OK;
+    return ct_row_output_deliver(&reader.output, &reader.alloc, status, &reader.error, &result, thumbnail, error);
 }
