@@ -2,7 +2,7 @@
 # Fuzzes the C decode module with libFuzzer + AddressSanitizer + UBSan,
 # one run per format, seeded from TestImages/ (not part of CI).
 #
-#   scripts/fuzz.sh [SECONDS_PER_FORMAT] [FORMAT...]     default: 600 s, jpeg png
+#   scripts/fuzz.sh [SECONDS_PER_FORMAT] [FORMAT...]     default: 600 s, jpeg png gif
 #
 # FUZZ_JOBS=N (default 1) runs N fuzzers per format side by side, each on a
 # corpus of its own (seeded from the shared one, merged back at the end), and
@@ -16,7 +16,7 @@ seconds="${1:-600}"
 jobs="${FUZZ_JOBS:-1}"
 shift || true
 formats=("$@")
-[ ${#formats[@]} -gt 0 ] || formats=(jpeg png)
+[ ${#formats[@]} -gt 0 ] || formats=(jpeg png gif)
 
 scripts/setup.sh
 work=.build-fuzz
@@ -38,7 +38,8 @@ for format in "${formats[@]}"; do
     case "$format" in
         jpeg) pattern='*.jpg' ;;
         png) pattern='*.png' ;;
-        *) echo "fuzz: unknown format $format (jpeg or png)" >&2; exit 64 ;;
+        gif) pattern='*.gif' ;;
+        *) echo "fuzz: unknown format $format (jpeg, png or gif)" >&2; exit 64 ;;
     esac
     find TestImages -name "$pattern" -size -200k -exec cp -n {} "$corpus/" \;
     echo "fuzz: $format for ${seconds}s x $jobs job(s), corpus $(ls "$corpus" | wc -l) files" >&2
