@@ -320,6 +320,145 @@ def tiny_gray_jpeg(sof_marker, precision):
 
 
 # ---------------------------------------------------------------------------------------
+# GIF writer and reader: Pillow writes the ordinary GIFs; these write the structures it does
+# not (offset or oversized first frames, a local palette on the first frame, no palette,
+# indices beyond the palette, damage) and read back what any GIF's headers say
+# ---------------------------------------------------------------------------------------
+
+GIF_INTERLACE_PASSES = [(0, 8), (4, 8), (2, 4), (1, 2)]  # (first row, row step)
+
+
+def lzw_encode(indices, min_code_size):
+    """GIF's LZW: variable-width codes (LSB first), a clear code first and whenever the
+    table reaches 4096 entries, the end code last."""
+    clear, end = 1 << min_code_size, (1 << min_code_size) + 1
+    out, state = bytearray(), [0, 0]  # pending bits, how many
+
+    def emit(code, width):
+        state[0] |= code << state[1]
+        state[1] += width
+        while state[1] >= 8:
+            out.append(state[0] & 255)
+            state[0] >>= 8
+            state[1] -= 8
+
+    def fresh():
+        return {bytes([i]): i for i in range(clear)}, end + 1, min_code_size + 1
+
+    table, next_code, width = fresh()
+    emit(clear, width)
+    prefix = b""
+    for index in indices:
+        assert index < clear
+        grown = prefix + bytes([index])
+        if grown in table:
+            prefix = grown
+            continue
+        emit(table[prefix], width)
+        if next_code == 4096:
+            emit(clear, width)
+            table, next_code, width = fresh()
+        else:
+            table[grown] = next_code
+            next_code += 1
+            if next_code > 1 << width and width < 12:
+                width += 1
+        prefix = bytes([index])
+    if prefix:
+        emit(table[prefix], width)
+    emit(end, width)
+    if state[1]:
+        out.append(state[0] & 255)
+    return bytes(out)
+
+
+def gif_sub_blocks(data):
+    return b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255] for i in range(0, len(data), 255)) + b"\0"
+
+
+def gif_colour_table(palette):
+    """(packed-field bits, table bytes): the table has 2^n ≥ len(palette) entries, padded with black."""
+    bits = max(1, (len(palette) - 1).bit_length())
+    padded = list(palette) + [(0, 0, 0)] * ((1 << bits) - len(palette))
+    return 0x80 | (bits - 1), bytes(c for colour in padded for c in colour)
+
+
+def gif_frame(left, top, width, height, indices, *, palette=None, transparent=None, interlaced=False,
+              min_code_size=None, lzw=None):
+    """One graphic: an optional Graphics Control Extension, the image descriptor, an optional
+    local colour table and the LZW data (given, or encoded from `indices` in row order)."""
+    out = b""
+    if transparent is not None:
+        out += b"\x21\xf9\x04" + bytes([0x01, 0, 0, transparent]) + b"\0"
+    flags, table = gif_colour_table(palette) if palette is not None else (0, b"")
+    if interlaced:
+        flags |= 0x40
+    out += b"\x2c" + struct.pack("<HHHHB", left, top, width, height, flags) + table
+    if min_code_size is None:
+        min_code_size = max(2, max(indices).bit_length())
+    if lzw is None:
+        rows = [indices[y * width:(y + 1) * width] for y in range(height)]
+        order = [y for start, step in GIF_INTERLACE_PASSES for y in range(start, height, step)] if interlaced \
+            else range(height)
+        lzw = lzw_encode([i for y in order for i in rows[y]], min_code_size)
+    return out + bytes([min_code_size]) + gif_sub_blocks(lzw)
+
+
+def gif_file(width, height, frames, *, palette=None, version=b"89a"):
+    """A GIF: header, logical screen (global colour table when `palette`), the frames, trailer."""
+    flags, table = gif_colour_table(palette) if palette is not None else (0, b"")
+    if palette is not None:
+        flags |= 0x70  # colour resolution: 8 bits per primary
+    return b"GIF" + version + struct.pack("<HHBBB", width, height, flags, 0, 0) + table + b"".join(frames) + b"\x3b"
+
+
+def gif_structure(data):
+    """What a GIF's headers say, read here without any GIF library: the screen, the global
+    table's bits, and the first frame's geometry, table bits, transparency, interlacing and
+    where its LZW data lies (offsets into data)."""
+    width, height, flags = struct.unpack("<HHB", data[6:11])
+    facts = {"screen": (width, height), "global_bits": (flags & 7) + 1 if flags & 0x80 else None}
+    position = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
+    transparent, frames = None, []
+    while position < len(data) and data[position] != 0x3B:
+        introducer = data[position]
+        if introducer == 0x21:
+            label, position = data[position + 1], position + 2
+            if label == 0xF9 and data[position] == 4 and not frames:
+                transparent = data[position + 4] if data[position + 1] & 1 else None
+            while data[position]:
+                position += data[position] + 1
+            position += 1
+        else:
+            assert introducer == 0x2C, "unknown block 0x%02X" % introducer
+            left, top, w, h, frame_flags = struct.unpack("<HHHHB", data[position + 1:position + 10])
+            position += 10 + (3 << ((frame_flags & 7) + 1) if frame_flags & 0x80 else 0)
+            lzw_start = position
+            position += 1
+            while position < len(data) and data[position]:
+                position += data[position] + 1
+            position += 1
+            frames.append({"box": (left, top, w, h), "local_bits": (frame_flags & 7) + 1 if frame_flags & 0x80 else None,
+                           "interlaced": bool(frame_flags & 0x40), "lzw": (lzw_start, position)})
+    first = frames[0] if frames else None
+    facts.update(frames=len(frames), first=first, transparent=transparent)
+    return facts
+
+
+def gif_header_facts(data):
+    """ct_image_info for a GIF, from gif_structure: alpha when the first frame has a transparent
+    index or leaves part of the screen uncovered; bit depth = bits of the first frame's palette."""
+    facts = gif_structure(data)
+    (width, height), first = facts["screen"], facts["first"]
+    left, top, w, h = first["box"]
+    covers = left == 0 and top == 0 and w >= width and h >= height
+    has_alpha = facts["transparent"] is not None or not covers
+    bits = first["local_bits"] or facts["global_bits"] or 8
+    return header_facts(width, height, components=4 if has_alpha else 3, bit_depth=bits, has_alpha=has_alpha,
+                        progressive=first["interlaced"])
+
+
+# ---------------------------------------------------------------------------------------
 # Pixel formulas (documented in the README; keep both in step)
 # ---------------------------------------------------------------------------------------
 
@@ -1630,6 +1769,218 @@ def make_webp_errors(corpus, produced):
                          "its 1 GiB ARGB image", expect=TOO_LARGE, header=webp_header(16384, 16384))
 
 
+GIF_COLOURS = [(255, 0, 0), (0, 160, 0), (0, 0, 255), (255, 255, 0)]  # "T": red, green, blue, yellow
+CLEAR = (0, 0, 0, 0)
+
+
+def gif_screen_pixels(screen, box, index_at, colour_of):
+    """RGBA rows of the first frame composited on a transparent screen: index_at(fx, fy) in
+    frame coordinates, colour_of(index) an RGBA tuple; frame pixels off the screen are dropped."""
+    (width, height), (left, top, w, h) = screen, box
+    return [colour_of(index_at(x - left, y - top)) if left <= x < left + w and top <= y < top + h else CLEAR
+            for y in range(height) for x in range(width)]
+
+
+def check_gif(expected, *, structure=None, region=None, frames=1, pillow_differs=None):
+    """Asserts the file's structure (gif_structure facts that must hold) and that Pillow's first
+    frame, as RGBA, equals `expected` (a list of RGBA tuples for the whole screen) inside
+    `region` (x0, y0, x1, y1; default the whole screen). Pillow fills the screen outside the
+    frame with the background colour and grows it to fit an oversized frame, so those pixels
+    are compared with the formula only here, not with Pillow. pillow_differs names pixels where
+    Pillow knowingly disagrees (an index beyond the palette), which are then skipped."""
+    def check(data):
+        facts = gif_structure(data)
+        for key, value in (structure or {}).items():
+            assert facts[key] == value if key != "first" else all(facts["first"][k] == v for k, v in value.items()), \
+                "structure: %s is %r" % (key, facts[key])
+        assert facts["frames"] == frames, "%d frames" % facts["frames"]
+        image = pillow_open(data)
+        width, height = facts["screen"]
+        x0, y0, x1, y1 = region or (0, 0, width, height)
+        rgba, stride = image.convert("RGBA").tobytes(), 4 * image.size[0]
+        skipped = 0
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if pillow_differs and pillow_differs(x, y):
+                    skipped += 1
+                    continue
+                actual, wanted = tuple(rgba[y * stride + 4 * x:y * stride + 4 * x + 4]), expected[y * width + x]
+                # Where alpha is 0 the colour is not specified (Pillow keeps the palette's).
+                assert actual == wanted or actual[3] == wanted[3] == 0, "Pillow differs at (%d, %d)" % (x, y)
+        compared = (x1 - x0) * (y1 - y0) - skipped
+        note = "Pillow's first frame = formula at %d of %d×%d pixels" % (compared, width, height)
+        return note + ("" if compared == width * height else " (the rest: see the formulas)")
+    return check
+
+
+def make_gif(corpus):
+    corpus.section("GIF", "First frames composited on a transparent logical screen (formulas under GIF above). "
+                   "Pillow wrote the palette, transparency, interlaced and animated files; the script's own writer "
+                   "the structures Pillow does not write.")
+    pal8 = [palette_entry(i) for i in range(256)]
+    matrix = Image.new("P", (MATRIX_W, MATRIX_H))
+    matrix.putpalette([c for colour in pal8 for c in colour])
+    matrix.putdata([sample(x, y, 8) for y in range(MATRIX_H) for x in range(MATRIX_W)])
+    expected = [palette_entry(sample(x, y, 8)) + (255,) for y in range(MATRIX_H) for x in range(MATRIX_W)]
+    produced = {}
+    for name, interlace in (("gif-palette-67x43.gif", False), ("gif-palette-interlaced-67x43.gif", True)):
+        out = io.BytesIO()
+        matrix.save(out, "GIF", interlace=interlace, optimize=False)
+        data = produced[name] = out.getvalue()
+        twin = "gif-palette-67x43.gif" if interlace else "png-palette-8bit-67x43.png"
+        corpus.add(name, data,
+                   what="Pillow: %d×%d, 256-entry global palette entry i = palette formula, index (x + 3y) mod 256%s"
+                        % (MATRIX_W, MATRIX_H, ", interlaced (4 passes)" if interlace else ""),
+                   exercises=("interlaced rows into the sparse resampler: identical to " + twin) if interlace else
+                             "row-by-row LZW decode through the palette: identical to " + twin,
+                   expect=DECODES, header=gif_header_facts(data),
+                   check=check_gif(expected, structure={"global_bits": 8, "first": {"interlaced": interlace}}),
+                   same_pixels_as=twin)
+    assert gif_header_facts(produced["gif-palette-67x43.gif"]) == header_facts(MATRIX_W, MATRIX_H, components=3)
+
+    blocks = Image.new("P", (48, 32))
+    blocks.putpalette([c for colour in GIF_COLOURS for c in colour])
+    blocks.putdata([((x >> 3) + (y >> 3)) % 4 for y in range(32) for x in range(48)])
+    out = io.BytesIO()
+    blocks.save(out, "GIF", transparency=1, interlace=False, optimize=False)  # Pillow interlaces by default
+    expected = [GIF_COLOURS[i] + (255,) if i != 1 else CLEAR
+                for i in (((x >> 3) + (y >> 3)) % 4 for y in range(32) for x in range(48))]
+    data = out.getvalue()
+    corpus.add("gif-transparent-index-48x32.gif", data,
+               what="Pillow: 48×32, palette T, 8×8 blocks of index (⌊x/8⌋ + ⌊y/8⌋) mod 4; a Graphics Control "
+                    "Extension makes index 1 (green) transparent",
+               exercises="transparent index: alpha 0 there, has_alpha from the header", expect=DECODES,
+               header=gif_header_facts(data), check=check_gif(expected, structure={"transparent": 1}))
+    assert gif_header_facts(data) == header_facts(48, 32, components=4, bit_depth=2, has_alpha=True)
+
+    # Big enough for many cancellation checkpoints and a memory bound; 16×16 blocks keep the files small.
+    indices = [((x >> 4) + 3 * (y >> 4)) % 4 for y in range(800) for x in range(1200)]
+    expected = [GIF_COLOURS[i] + (255,) if i else CLEAR for i in indices]
+    for interlaced in (False, True):
+        data = gif_file(1200, 800, [gif_frame(0, 0, 1200, 800, indices, transparent=0, interlaced=interlaced)],
+                        palette=GIF_COLOURS)
+        corpus.add("gif-blocks-%s1200x800.gif" % ("interlaced-" if interlaced else ""), data,
+                   what="1200×800, palette T, 16×16 blocks of index (⌊x/16⌋ + 3⌊y/16⌋) mod 4; index 0 (red) is "
+                        "transparent%s" % (", interlaced" if interlaced else ""),
+                   exercises="a frame of about a megapixel: memory bounded by the thumbnail, cancellation between "
+                             "rows" + ("; interlaced: identical to gif-blocks-1200x800.gif" if interlaced else ""),
+                   expect=DECODES, header=gif_header_facts(data),
+                   check=check_gif(expected, structure={"transparent": 0, "first": {"interlaced": interlaced}}),
+                   same_pixels_as="gif-blocks-1200x800.gif" if interlaced else None)
+
+    stripes = [(x >> 2) % 2 for y in range(30) for x in range(40)]
+    frames = []
+    for pattern in (stripes, [2] * 1200, [3] * 1200):
+        frame = Image.new("P", (40, 30))
+        frame.putpalette([c for colour in [(255, 0, 0), (0, 0, 255), (0, 160, 0), (255, 255, 255)] for c in colour])
+        frame.putdata(pattern)
+        frames.append(frame)
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=100, loop=0, interlace=False,
+                   optimize=False)
+    data = out.getvalue()
+    expected = [((255, 0, 0), (0, 0, 255))[i] + (255,) for i in stripes]
+    corpus.add("gif-animated-3-frames-40x30.gif", data,
+               what="Pillow: 40×30 animation, 3 frames: 4 px red/blue vertical stripes, then all green, then all "
+                    "white (later frames may be cropped to what changes)",
+               exercises="only the first frame is decoded; the others are never read", expect=DECODES,
+               header=gif_header_facts(data), check=check_gif(expected, frames=3))
+
+    def add_placed(name, screen, box, index_at, what, exercises, interlaced=False, twin=None, version=b"89a"):
+        left, top, w, h = box
+        indices = [index_at(x, y) for y in range(h) for x in range(w)]
+        data = gif_file(*screen, [gif_frame(*box, indices, interlaced=interlaced)], palette=GIF_COLOURS,
+                        version=version)
+        expected = gif_screen_pixels(screen, box, index_at, lambda i: GIF_COLOURS[i] + (255,))
+        region = (left, top, min(screen[0], left + w), min(screen[1], top + h))
+        corpus.add(name, data, what=what, exercises=exercises, expect=DECODES, header=gif_header_facts(data),
+                   check=check_gif(expected, structure={"first": {"box": box, "interlaced": interlaced}},
+                                   region=region),
+                   same_pixels_as=twin)
+
+    offset_index = lambda x, y: ((x >> 2) + (y >> 2)) % 4
+    for interlaced in (False, True):
+        add_placed("gif-offset-frame-%s64x48.gif" % ("interlaced-" if interlaced else ""), (64, 48),
+                   (30, 20, 24, 16), offset_index,
+                   what="64×48 screen, palette T; the first frame is 24×16 at (30, 20), index "
+                        "(⌊fx/4⌋ + ⌊fy/4⌋) mod 4 in frame coordinates%s" % (", interlaced" if interlaced else ""),
+                   exercises="screen pixels outside the frame are transparent (not the background colour)"
+                             + ("; interlaced: identical to gif-offset-frame-64x48.gif" if interlaced else ""),
+                   interlaced=interlaced, twin="gif-offset-frame-64x48.gif" if interlaced else None)
+    for interlaced in (False, True):
+        add_placed("gif-frame-beyond-screen-%s32x24.gif" % ("interlaced-" if interlaced else ""), (32, 24),
+                   (8, 6, 40, 30), lambda x, y: (x + y) % 4,
+                   what="32×24 screen, palette T; the first frame is 40×30 at (8, 6), index (fx + fy) mod 4: "
+                        "16 columns and 12 rows lie off the screen%s" % (", interlaced" if interlaced else ""),
+                   exercises="a frame past the screen is clipped (decoded, then dropped there), the screen size "
+                             "kept" + ("; interlaced: identical to gif-frame-beyond-screen-32x24.gif"
+                                       if interlaced else ""),
+                   interlaced=interlaced, twin="gif-frame-beyond-screen-32x24.gif" if interlaced else None)
+
+    index_at = lambda x, y: ((x >> 3) + (y >> 3)) % 4
+    indices = [index_at(x, y) for y in range(32) for x in range(32)]
+    data = gif_file(32, 32, [gif_frame(0, 0, 32, 32, indices, palette=GIF_COLOURS)],
+                    palette=[(0, 0, 0), (255, 255, 255)], version=b"87a")
+    corpus.add("gif-local-palette-32x32.gif", data,
+               what="GIF87a 32×32: global palette black, white (2 entries); the frame's local palette T; 8×8 "
+                    "blocks of index (⌊x/8⌋ + ⌊y/8⌋) mod 4",
+               exercises="a local palette wins over the global one (indices 2 and 3 are not even in the global)",
+               expect=DECODES, header=gif_header_facts(data),
+               check=check_gif([GIF_COLOURS[i] + (255,) for i in indices],
+                               structure={"global_bits": 1, "first": {"local_bits": 2}}))
+
+    indices = [(x + 16 * y) % 256 for y in range(16) for x in range(16)]
+    data = gif_file(16, 16, [gif_frame(0, 0, 16, 16, indices, min_code_size=8)])
+    corpus.add("gif-no-palette-16x16.gif", data,
+               what="16×16 with neither a global nor a local palette; index x + 16y (0…255)",
+               exercises="no palette at all: index i is gray (i, i, i), as Pillow reads it (mode L); GIF89a lets "
+                         "a decoder use a table of its own", expect=DECODES, header=gif_header_facts(data),
+               check=check_gif([(i, i, i, 255) for i in indices],
+                               structure={"global_bits": None, "first": {"local_bits": None}}))
+
+    indices = [x % 8 for y in range(8) for x in range(16)]
+    data = gif_file(16, 8, [gif_frame(0, 0, 16, 8, indices, min_code_size=3)], palette=GIF_COLOURS)
+    corpus.add("gif-index-beyond-palette-16x8.gif", data,
+               what="16×8, 4-entry palette T, LZW code size 3 and index x mod 8: columns with x mod 8 ≥ 4 name "
+                    "entries the palette does not have",
+               exercises="an index beyond the palette is transparent (Pillow draws it gray (i, i, i))",
+               expect=DECODES, header=gif_header_facts(data),
+               check=check_gif([GIF_COLOURS[i] + (255,) if i < 4 else CLEAR for i in indices],
+                               pillow_differs=lambda x, y: x % 8 >= 4))
+
+    good = produced["gif-palette-67x43.gif"]
+    start, end = gif_structure(good)["first"]["lzw"]
+    corpus.add("gif-error-truncated-mid-frame.gif", good[:(start + end) // 2],
+               what="gif-palette-67x43.gif cut in the middle of its LZW data",
+               exercises="the input runs out inside the first frame: truncated, never a partial picture",
+               expect=TRUNCATED, header=gif_header_facts(good))
+    data = gif_file(65535, 65535, [gif_frame(0, 0, 1, 1, [0])], palette=GIF_COLOURS[:2])
+    corpus.add("gif-bomb-screen-65535x65535.gif", data,
+               what="complete, valid GIF with a 65535×65535 logical screen (4.3 GP) and a 1×1 frame",
+               exercises="the screen size goes through the limits before anything is allocated (default 100 MP)",
+               expect=TOO_LARGE, header=gif_header_facts(data))
+    data = gif_file(16, 16, [gif_frame(0, 0, 65535, 65535, [0])], palette=GIF_COLOURS[:2])
+    corpus.add("gif-bomb-frame-65535x65535-on-16x16.gif", data,
+               what="16×16 screen whose first frame claims 65535×65535 (4.3 GP) at (0, 0); its LZW data ends "
+                    "after one pixel",
+               exercises="a frame is decoded whole even off the screen, so its own pixel count is refused before "
+                         "any row is decoded (with the limit raised, its LZW data ends too soon: corrupt)",
+               expect=TOO_LARGE, header=gif_header_facts(data))
+    # Codes of 3 bits, LSB first: clear (4), then 7, which no table entry has yet (the next one is 6).
+    data = gif_file(8, 8, [gif_frame(0, 0, 8, 8, [0], min_code_size=2, lzw=bytes([4 | 7 << 3, 0xFF, 0xFF]))],
+                    palette=GIF_COLOURS)
+    corpus.add("gif-error-bad-lzw.gif", data,
+               what="8×8, palette T; the LZW data is a clear code, then code 7 before any table entry exists",
+               exercises="giflib reports the image as defective: corrupt", expect=CORRUPT,
+               header=gif_header_facts(data))
+    corpus.add("gif-error-no-image.gif", gif_file(8, 8, [], palette=GIF_COLOURS),
+               what="header, logical screen 8×8 and palette, then the trailer: no image at all",
+               exercises="a GIF without a frame has nothing to show: corrupt", expect=CORRUPT)
+    data = gif_file(0, 16, [gif_frame(0, 0, 1, 1, [0])], palette=GIF_COLOURS)
+    corpus.add("gif-error-screen-0x16.gif", data, what="logical screen 0×16 with a 1×1 frame",
+               exercises="a zero-width screen is corrupt, refused from the header", expect=CORRUPT)
+
+
 def make_sniffing(corpus, produced):
     corpus.section("Content sniffing and non-images", "The format comes from magic bytes, never the file name.")
     png = (corpus.directory / "png-rgb-8bit-67x43.png").read_bytes()
@@ -1653,9 +2004,14 @@ def make_sniffing(corpus, produced):
                expect=UNSUPPORTED_FORMAT)
     corpus.add("error-text-file.jpg", b"This is a plain text file, not an image.\n",
                what="ASCII text named .jpg", exercises="unrecognised magic bytes", expect=UNSUPPORTED_FORMAT)
-    gif = io.BytesIO()
-    Image.new("P", (16, 16), 1).save(gif, "GIF")
-    corpus.add("error-gif-data-named.jpg", gif.getvalue(), what="a valid 16×16 GIF89a named .jpg",
+    gif = (corpus.directory / "gif-local-palette-32x32.gif").read_bytes()
+    corpus.add("sniff-gif-data-named.jpg", gif, what="byte-identical copy of gif-local-palette-32x32.gif with a .jpg name",
+               exercises="GIF magic (GIF87a/GIF89a) wins over the extension", expect=DECODES,
+               header=gif_header_facts(gif), same_pixels_as="gif-local-palette-32x32.gif",
+               check=check_twin(corpus, "gif-local-palette-32x32.gif", libpng=False))
+    bmp = io.BytesIO()
+    Image.new("RGB", (16, 16), (255, 0, 0)).save(bmp, "BMP")
+    corpus.add("error-bmp-data-named.jpg", bmp.getvalue(), what="a valid 16×16 BMP named .jpg",
                exercises="a real image in an unsupported format", expect=UNSUPPORTED_FORMAT)
 
 
@@ -1898,9 +2254,8 @@ README_INTRO = """# Test images
 **Every file at the top level of `TestImages/` decodes.** The subfolder `invalid/` holds the
 files that must be refused, each with the typed error the decoder is expected to report (listed
 below, in the tables under Files and as `expect` in manifest.json). A demo or feed can thumbnail
-`TestImages/*.jpg`, `TestImages/*.png` and `TestImages/*.webp` without meeting a failure;
-`feed.json` is a JSON Feed of exactly those, by relative URL: the built-in default of
-`thumbnailer warm` and `browse`.
+`TestImages/*.jpg`, `*.png`, `*.webp` and `*.gif` without meeting a failure; `feed.json` is a
+JSON Feed of exactly those, by relative URL: the built-in default of `thumbnailer warm` and `browse`.
 
 Generated by `scripts/make-test-images.py` (run `/usr/bin/python3 scripts/make-test-images.py`
 from the repository root). Do not edit files here by hand: change the script and re-run it. The
@@ -1929,12 +2284,15 @@ stored (a WebP's canvas), components (palette PNGs count as 3; tRNS sets has_alp
 progressive/Adam7, EXIF orientation (1 when absent or out of range), and
 `whole_image_bytes_per_pixel`, the buffers as large as the image that the codec library keeps
 (4 for lossless WebP; 1, or 5 with a losslessly compressed alpha, for lossy WebP with alpha; 0
-otherwise). It is null when the headers themselves are damaged or missing. `ct_probe_memory`
-reads only headers, so it reports these facts for every file that decodes and for files whose
-damage lies in the image data (truncated, bad IDAT CRC, bad zlib), while it already fails for
-the `tooLarge` files (the limit check) and, with libjpeg-turbo 2.x, for the 12-bit JPEG
-(`unsupportedFeature`). A WebP probe holds the whole container (its EXIF chunk comes after the
-image data), so it fails for a truncated WebP as well.
+otherwise). For a GIF: the logical screen size, has_alpha when the first frame has a transparent
+index or does not cover the screen, components 4 with alpha and 3 without, bit depth = bits per
+index of the first frame's palette (8 with none) and progressive = an interlaced first frame; the
+script reads these facts from the bytes itself. It is null when the headers themselves are
+damaged or missing. `ct_probe_memory` reads only headers, so it reports these facts for every
+file that decodes and for files whose damage lies in the image data (truncated, bad IDAT CRC,
+bad zlib), while it already fails for the `tooLarge` files (the limit check) and, with
+libjpeg-turbo 2.x, for the 12-bit JPEG (`unsupportedFeature`). A WebP probe holds the whole
+container (its EXIF chunk comes after the image data), so it fails for a truncated WebP as well.
 
 ## Pixel formulas
 
@@ -1991,6 +2349,33 @@ Decoded at full size (the 256×256 default box never downscales these) the RGBA 
 formula exactly, and every `-adam7` file must produce byte-identical output to its twin at any
 box size. Where alpha is 0 the colour channels of a straight-alpha output are not specified.
 
+### GIF (`gif-*`)
+
+The decoder shows a GIF's first frame at the logical screen size, composited on transparency:
+screen pixels outside the frame are **(0, 0, 0, 0)**, whatever the background colour says, and so
+is a pixel whose index is the frame's transparent index or **lies beyond its palette**; with **no
+palette at all** index i is gray **(i, i, i)**. Frame pixels off the screen are dropped.
+Palette **T** is red (255, 0, 0), green (0, 160, 0), blue (0, 0, 255), yellow (255, 255, 0) for
+indices 0…3. (fx, fy) are frame coordinates: fx = x − left, fy = y − top.
+
+* `gif-palette[-interlaced]-67x43.gif`: index **(x + 3y) mod 256**, global palette entry i as the
+  PNG palette formula below, so both decode exactly like `png-palette-8bit-67x43.png`.
+* `gif-transparent-index-48x32.gif`: index **(⌊x/8⌋ + ⌊y/8⌋) mod 4** in palette T; index 1 is the
+  transparent index, so green blocks come out (0, 0, 0, 0).
+* `gif-blocks[-interlaced]-1200x800.gif`: index **(⌊x/16⌋ + 3⌊y/16⌋) mod 4** in palette T; index 0
+  (red) is the transparent index.
+* `gif-animated-3-frames-40x30.gif`: first frame **red where ⌊x/4⌋ is even, blue where odd**; the
+  later frames (all green, all white) must not show.
+* `gif-offset-frame[-interlaced]-64x48.gif`: a 24×16 frame at (30, 20), index
+  **(⌊fx/4⌋ + ⌊fy/4⌋) mod 4** in palette T; everything else transparent.
+* `gif-frame-beyond-screen[-interlaced]-32x24.gif`: a 40×30 frame at (8, 6) on a 32×24 screen,
+  index **(fx + fy) mod 4** in palette T, visible where x ≥ 8 and y ≥ 6; x < 8 or y < 6 transparent.
+* `gif-local-palette-32x32.gif` (and `sniff-gif-data-named.jpg`): index **(⌊x/8⌋ + ⌊y/8⌋) mod 4**
+  in the frame's local palette T; the global palette (black, white) must not be used.
+* `gif-no-palette-16x16.gif`: index **x + 16y**, gray (i, i, i).
+* `gif-index-beyond-palette-16x8.gif`: index **x mod 8** with the 4-entry palette T: columns with
+  x mod 8 ≥ 4 are transparent.
+
 ### JPEG gradient (`jpeg-*-gradient-*`, `jpeg-odd-*`)
 
 For a W×H image: **R = ⌊255x/(W−1)⌋, G = ⌊255y/(H−1)⌋** (0 when that side is 1 px), **B = 255 −
@@ -2033,7 +2418,7 @@ another file of the table (`same_pixels_as` in manifest.json) decode to exactly 
 ## Files
 
 Sizes are in bytes. "Independent decoders" is what each tool said when the script ran:
-Pillow (its own PNG decoder; libjpeg-turbo for JPEG), djpeg (libjpeg-turbo), the system
+Pillow (its own PNG and GIF decoders; libjpeg-turbo for JPEG), djpeg (libjpeg-turbo), the system
 libpng through its `png_image` API (reads every row, tolerates a missing IEND), pngtopnm
 (netpbm on libpng; calls `png_read_end`, so it needs IEND) and pngfix (libpng's checker).
 "exit 2" from djpeg means it only warned and wrote a gray-filled picture. After the verdicts
@@ -2063,7 +2448,7 @@ keep the credit when redistributing them:
   sits in `invalid/` (its expectation assumes libjpeg-turbo 2.x, as in Debian 12).
 * `jpeg-arithmetic-*` decodes with libjpeg-turbo as Debian builds it; a build without arithmetic
   decoding reports it as unsupportedFeature, which the C header lists as acceptable.
-* Photo file sizes: {photo_sizes}; the whole folder stays under 4.5 MB.
+* Photo file sizes: {photo_sizes}; the whole folder stays under 5 MB.
 * Byte-for-byte reproduction of the photo files, the photo crops and the CMYK JPEGs needs the
   same Pillow (resize, JPEG decode of the originals) and libjpeg-turbo versions, and the YCCK
   JPEG the same ImageMagick 6; all hand-written PNGs only need the same zlib.
@@ -2116,6 +2501,8 @@ def sniffed_format(data):
         return "jpeg"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
     return "png" if data[:8] == PNG_SIGNATURE else "unknown"
 
 
@@ -2133,7 +2520,7 @@ def write_demo_feed(corpus):
     items = []
     for entry in sorted(corpus.entries, key=lambda e: (not e["path"].startswith("photo-"), e["path"])):
         path = entry["path"]
-        if "/" in path or not path.endswith((".jpg", ".png", ".webp")):
+        if "/" in path or not path.endswith((".jpg", ".png", ".webp", ".gif")):
             continue
         title = path.rsplit(".", 1)[0].replace("-", " ")
         items.append({"id": path, "title": title, "image": path})
@@ -2166,6 +2553,7 @@ def main():
     make_jpeg_errors(corpus, produced)
     produced.update(make_webp(corpus))
     make_webp_errors(corpus, produced)
+    make_gif(corpus)
     make_sniffing(corpus, produced)
     make_photos(corpus)
     verify(corpus)

@@ -7,7 +7,7 @@
 
 #include "ct_internal.h"
 
-#define CT_UNRECOGNISED_MESSAGE "not a JPEG, PNG or WebP image (unrecognised magic bytes)"
+#define CT_UNRECOGNISED_MESSAGE "not a JPEG, PNG, WebP or GIF image (unrecognised magic bytes)"
 
 ct_limits ct_default_limits(void) {
     ct_limits limits = {
@@ -38,6 +38,7 @@ ct_format ct_sniff_format(const uint8_t *data, size_t size) {
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return CT_FORMAT_JPEG;
     if (size >= 8 && memcmp(data, png_signature, 8) == 0) return CT_FORMAT_PNG;
     if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return CT_FORMAT_WEBP;
+    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return CT_FORMAT_GIF;
     return CT_FORMAT_UNKNOWN;
 }
 
@@ -129,6 +130,7 @@ static ct_status ct_decode_input(ct_input *input, const ct_decode_options *optio
     case CT_FORMAT_JPEG: return ct_jpeg_decode(input, options, thumbnail, error);
     case CT_FORMAT_PNG: return ct_png_decode(input, options, thumbnail, error);
     case CT_FORMAT_WEBP: return ct_webp_decode(input, options, thumbnail, error);
+    case CT_FORMAT_GIF: return ct_gif_decode(input, options, thumbnail, error);
     case CT_FORMAT_UNKNOWN: break;
     }
     if (input->read_error) return ct_fail(error, CT_IO_ERROR, "could not read the input");
@@ -202,6 +204,7 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
     case CT_FORMAT_JPEG: return ct_jpeg_probe(&input, limits, info, error);
     case CT_FORMAT_PNG: return ct_png_probe(&input, limits, info, error);
     case CT_FORMAT_WEBP: return ct_webp_probe(&input, limits, info, error);
+    case CT_FORMAT_GIF: return ct_gif_probe(&input, limits, info, error);
     case CT_FORMAT_UNKNOWN: break;
     }
     return ct_fail(error, CT_UNSUPPORTED_FORMAT, CT_UNRECOGNISED_MESSAGE);
@@ -221,6 +224,7 @@ ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, 
     case CT_FORMAT_JPEG: status = ct_jpeg_probe(&input, limits, info, error); break;
     case CT_FORMAT_PNG: status = ct_png_probe(&input, limits, info, error); break;
     case CT_FORMAT_WEBP: status = ct_webp_probe(&input, limits, info, error); break;
+    case CT_FORMAT_GIF: status = ct_gif_probe(&input, limits, info, error); break;
     default:
         status = input.read_error ? ct_fail(error, CT_IO_ERROR, "could not read the input")
                                   : ct_fail(error, CT_UNSUPPORTED_FORMAT, CT_UNRECOGNISED_MESSAGE);

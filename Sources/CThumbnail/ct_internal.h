@@ -153,6 +153,36 @@ void ct_resampler_finish_sparse(ct_resampler *resampler);
 
 void ct_resampler_free(ct_resampler *resampler);
 
+/* ---- the row decoders' thumbnail (PNG, GIF) -------------------------- */
+
+/**
+ * The thumbnail a row-by-row decoder fills and the resampler that fills it,
+ * both counted in the decoder's ct_alloc.
+ */
+typedef struct ct_row_output {
+    ct_resampler resampler;
+    uint8_t *pixels;
+    size_t pixel_bytes;
+} ct_row_output;
+
+/**
+ * Allocates a transparent (zeroed) dst_width × dst_height RGBA thumbnail and a
+ * resampler to it from src_width × src_height rows in `layout`: the sparse one
+ * when the rows come interlaced.
+ */
+ct_status ct_row_output_init(ct_row_output *output, ct_alloc *alloc, uint32_t src_width, uint32_t src_height,
+                             int interlaced, ct_layout layout, uint32_t dst_width, uint32_t dst_height,
+                             ct_error *error);
+
+/**
+ * A row decoder's last step, once its library state is released. On success
+ * hands *result to *thumbnail with the pixels, scale 8/8 and the peak; on
+ * failure zeroes *thumbnail and copies *failure to *error. Frees whatever of
+ * the output is left either way.
+ */
+ct_status ct_row_output_deliver(ct_row_output *output, ct_alloc *alloc, ct_status status, const ct_error *failure,
+                                ct_thumbnail *result, ct_thumbnail *thumbnail, ct_error *error);
+
 /* ---- orientation ----------------------------------------------------- */
 
 /**
@@ -177,6 +207,9 @@ ct_status ct_png_decode(ct_input *input, const ct_decode_options *options, ct_th
 ct_status ct_webp_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
 ct_status ct_webp_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                          ct_error *error);
+ct_status ct_gif_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_gif_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                        ct_error *error);
 
 /**
  * Shared tail of the decoders: applies orientation to a finished

@@ -15,7 +15,6 @@
  */
 #include <png.h>
 #include <setjmp.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ct_internal.h"
@@ -49,9 +48,7 @@ typedef struct ct_png_reader {
     /* a nonzero status means the failure is already recorded here */
     ct_error error;
     uint8_t *row;
-    ct_resampler resampler;
-    uint8_t *pixels;
-    size_t pixel_bytes;
+    ct_row_output output;
 } ct_png_reader;
 
 /* ---- libpng callbacks ---- */
@@ -196,15 +193,10 @@ static ct_status ct_png_open(ct_png_reader *r, ct_input *input, const ct_limits 
     return CT_OK;
 }
 
+/* Releases libpng and the row; the output is ct_row_output_deliver's to release. */
 static void ct_png_close(ct_png_reader *r) {
-    ct_resampler_free(&r->resampler);
     ct_alloc_free(&r->alloc, r->row);
     r->row = NULL;
-    if (r->pixels != NULL) {
-        free(r->pixels);
-        ct_alloc_note(&r->alloc, -(int64_t)r->pixel_bytes);
-        r->pixels = NULL;
-    }
     if (r->png != NULL) png_destroy_read_struct(&r->png, r->info != NULL ? &r->info : NULL, NULL);
 }
 
@@ -308,7 +300,7 @@ static ct_status ct_png_read_rows(ct_png_reader *r, uint32_t height, const ct_ca
     for (uint32_t y = 0; y < height; y++) {
         if (ct_png_cancel_point(y, cancel)) return ct_fail(&r->error, CT_CANCELLED, "PNG decode cancelled");
         png_read_row(r->png, r->row, NULL);
-        ct_resampler_push_row(&r->resampler, r->row);
+        ct_resampler_push_row(&r->output.resampler, r->row);
     }
     return CT_OK;
 }
@@ -330,29 +322,21 @@ static ct_status ct_png_read_passes(ct_png_reader *r, uint32_t width, uint32_t h
             if (ct_png_cancel_point(rows_done, cancel))
                 return ct_fail(&r->error, CT_CANCELLED, "PNG decode cancelled");
             png_read_row(r->png, r->row, NULL);
-            ct_resampler_add_pixels(&r->resampler, PNG_ROW_FROM_PASS_ROW(i, pass), first_column, column_step,
-                                    columns, r->row);
+            ct_resampler_add_pixels(&r->output.resampler, PNG_ROW_FROM_PASS_ROW(i, pass), first_column,
+                                    column_step, columns, r->row);
         }
     }
-    ct_resampler_finish_sparse(&r->resampler);
+    ct_resampler_finish_sparse(&r->output.resampler);
     return CT_OK;
 }
 
-/* Allocates the thumbnail, the row buffer and the resampler for a source of info's size. */
+/* Allocates the row buffer, the thumbnail and the resampler for a source of info's size. */
 static ct_status ct_png_prepare_output(ct_png_reader *r, const ct_image_info *info, ct_layout layout,
                                        uint32_t dst_width, uint32_t dst_height) {
-    r->pixel_bytes = (size_t)dst_width * dst_height * 4;
-    r->pixels = malloc(r->pixel_bytes);
-    if (r->pixels == NULL)
-        return ct_fail(&r->error, CT_OUT_OF_MEMORY, "out of memory for a %ux%u thumbnail", dst_width, dst_height);
-    ct_alloc_note(&r->alloc, (int64_t)r->pixel_bytes);
     r->row = ct_alloc_bytes(&r->alloc, png_get_rowbytes(r->png, r->info));
     if (r->row == NULL) return ct_fail(&r->error, CT_OUT_OF_MEMORY, "out of memory for a PNG row");
-    if (info->progressive)
-        return ct_resampler_init_sparse(&r->resampler, &r->alloc, info->width, info->height, dst_width, dst_height,
-                                        layout, r->pixels, &r->error);
-    return ct_resampler_init(&r->resampler, &r->alloc, info->width, info->height, dst_width, dst_height, layout,
-                             r->pixels, &r->error);
+    return ct_row_output_init(&r->output, &r->alloc, info->width, info->height, info->progressive, layout, dst_width,
+                              dst_height, &r->error);
 }
 
 static CT_PNG_OUT_OF_LINE ct_status ct_png_decode_steps(ct_png_reader *r, const ct_decode_options *options,
@@ -395,18 +379,6 @@ ct_status ct_png_decode(ct_input *input, const ct_decode_options *options, ct_th
     memset(&result, 0, sizeof result);
     status = ct_png_open(&reader, input, &options->limits);
     if (status == CT_OK) status = ct_png_decode_image(&reader, options, &result);
-    if (status == CT_OK) {
-        result.pixels = reader.pixels;
-        reader.pixels = NULL; /* handed to the caller, still counted in the peak */
-        result.scale_numerator = 8;
-    }
     ct_png_close(&reader);
-    if (status != CT_OK) {
-        memset(thumbnail, 0, sizeof *thumbnail);
-        if (error != NULL) *error = reader.error;
-        return status;
-    }
-    result.peak_bytes = reader.alloc.peak;
-    *thumbnail = result;
-    return CT_OK;
+    return ct_row_output_deliver(&reader.output, &reader.alloc, status, &reader.error, &result, thumbnail, error);
 }

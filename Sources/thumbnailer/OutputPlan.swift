@@ -46,7 +46,7 @@ struct OutputPlan: Sendable {
         }
         let fileFormat = Self.format(ofPath: output)
         switch (fileFormat, format) {
-        case (.some(let named), _) where !ThumbnailEncoder.encodableFormats.contains(named):
+        case (.some(let named), _) where !ThumbnailEncoder.writableFormats.contains(named):
             throw Problem(description: "Cannot write \(output): thumbnails are written as JPEG or PNG, not \(named.rawValue); name it .jpg, .jpeg or .png.")
         case (nil, nil):
             throw Problem(description: "Cannot tell the format of \(output): name it .jpg, .jpeg or .png, or pass --format.")

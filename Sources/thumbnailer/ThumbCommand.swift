@@ -2,21 +2,22 @@ import ArgumentParser
 import CommandLineSupport
 import ThumbnailKit
 
-/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG, PNG and WebP files.
+/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG, PNG, WebP and GIF files.
 struct ThumbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumb",
-        abstract: "Make thumbnails of JPEG, PNG and WebP files.",
+        abstract: "Make thumbnails of JPEG, PNG, WebP and GIF files.",
         discussion: """
             One input and -o FILE writes that file (format from its extension). Several inputs and \
             -o DIR write DIR/<name>.jpg, or .png when the thumbnail has alpha. Without -o each \
             thumbnail lands beside its input as <name>_thumb.jpg or .png. Exit status: 0 when \
             every input succeeded, 1 when any failed (one line on stderr each), 64 on usage errors. \
             An image damaged at its source (a whole JPEG with bad data) succeeds, drawn as browsers \
-            draw it, with a warning line on stderr.
+            draw it, with a warning line on stderr. A GIF's or an animated WebP's first frame is the \
+            thumbnail; thumbnails are written as JPEG or PNG.
             """)
 
-    @Argument(help: "JPEG, PNG or WebP files (the format is read from their bytes, not their names).")
+    @Argument(help: "JPEG, PNG, WebP or GIF files (the format is read from their bytes, not their names).")
     var inputs: [String]
 
     @Option(name: [.short, .long], help: "Box to fit in: N for N×N, or WxH.")
@@ -73,14 +74,14 @@ struct ThumbCommand: AsyncParsableCommand {
     }
 }
 
-/// `--format`: the formats thumbnails are written in (WebP is read, not written).
+/// `--format` takes the formats thumbnails are written in, not every format read.
 extension ImageFormat: ExpressibleByArgument {
     public init?(argument: String) {
-        guard let format = ImageFormat(rawValue: argument), ThumbnailEncoder.encodableFormats.contains(format)
+        guard let format = ImageFormat(rawValue: argument), ThumbnailEncoder.writableFormats.contains(format)
         else { return nil }
         self = format
     }
 
-    public static var allValueStrings: [String] { ThumbnailEncoder.encodableFormats.map(\.rawValue) }
+    public static var allValueStrings: [String] { ThumbnailEncoder.writableFormats.map(\.rawValue) }
 }
 extension JPEGDecodePath: ExpressibleByArgument {}

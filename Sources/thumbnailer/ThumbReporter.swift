@@ -40,13 +40,14 @@ struct ThumbReporter {
         }
     }
 
-    /// One input's `--json` object: where it went, the sizes, the DCT scale and what the decode cost.
+    /// One input's `--json` object: where it went, the formats and sizes, the DCT scale and what the decode cost.
     private func record(_ outcome: ThumbOutcome, _ written: ThumbOutcome.Written) -> JSONLine {
         let thumbnail = written.thumbnail, report = thumbnail.report
         var line = JSONLine()
         line.add("input", outcome.input)
         line.add("output", written.output)
         line.add("format", written.format.rawValue)
+        line.add("sourceFormat", thumbnail.source.format.rawValue)
         line.add("sourceWidth", thumbnail.source.width)
         line.add("sourceHeight", thumbnail.source.height)
         line.add("width", thumbnail.width)

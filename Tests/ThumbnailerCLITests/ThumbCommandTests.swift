@@ -125,6 +125,7 @@ import ThumbnailKit
         ["thumb", "a/x.jpg", "b/x.jpg", "-o", "dir"],
         ["thumb", "x.webp", "--format", "webp", "-o", "dir/"],
         ["thumb", "x.webp", "-o", "out.webp"],
+        ["thumb", "x.gif", "--format", "gif"],
     ])
     func usageErrorsExitSixtyFour(arguments: [String]) throws {
         let run = try ChildProcess.run(arguments)
@@ -152,6 +153,28 @@ import ThumbnailKit
         let failure = objects[1]
         #expect(failure["error"] as? String == "unreadable")
         #expect((failure["reason"] as? String)?.contains("missing.png") == true)
+    }
+
+    @Test func aGIFBecomesAThumbnailOfItsFirstFrameWithAlphaAsPNG() throws {
+        let transparent = Fixtures.testImage("gif-transparent-index-48x32.gif")
+        let big = Fixtures.testImage("gif-blocks-interlaced-1200x800.gif")
+        let run = try ChildProcess.run(["thumb", transparent, big, "--json", "-o", path("out")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let records = try run.standardOutput.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(records.count == 2)
+        #expect(records[0]["output"] as? String == path("out/gif-transparent-index-48x32.png"))
+        #expect(records[1]["output"] as? String == path("out/gif-blocks-interlaced-1200x800.png"))
+        for record in records {
+            #expect(record["sourceFormat"] as? String == "gif" && record["format"] as? String == "png")
+        }
+        #expect(records[1]["sourceWidth"] as? Int == 1200 && records[1]["sourceHeight"] as? Int == 800)
+        #expect(records[1]["width"] as? Int == 256 && records[1]["height"] as? Int == 171)
+        let written = try ThumbnailDecoder(size: .original).decode(contentsOfFile: path("out/gif-transparent-index-48x32.png"))
+        // Index 1 (green) is the transparent index; block (0, 0) is index 0, red.
+        #expect(written.pixel(x: 0, y: 0) == (255, 0, 0, 255) && written.pixel(x: 8, y: 0).a == 0)
     }
 
     @Test func jsonEscapesAwkwardFileNames() throws {

@@ -1,18 +1,19 @@
 /*
- * cthumbnail: decode a JPEG, PNG or WebP straight to a small RGBA8 thumbnail.
+ * cthumbnail: decode a JPEG, PNG, WebP or GIF straight to a small RGBA8 thumbnail.
  *
- * The only code in the project that includes jpeglib.h, png.h or libwebp's
- * headers. The image is decoded and downscaled in one pass (JPEG: DCT
- * scaling, then an area filter fed scanline by scanline; PNG: one row at a
- * time into the same filter; WebP: libwebp's own scaler, writing the
- * thumbnail directly), so a full-size bitmap never exists, except inside
- * libwebp: a lossless WebP's ARGB image, a lossy WebP's alpha plane (see
+ * The only code in the project that includes jpeglib.h, png.h, libwebp's
+ * headers or gif_lib.h. The image is decoded and downscaled in one pass
+ * (JPEG: DCT scaling, then an area filter fed scanline by scanline; PNG and
+ * GIF: one row at a time into the same filter, a GIF's first frame only;
+ * WebP: libwebp's own scaler, writing the thumbnail directly), so a
+ * full-size bitmap never exists, except inside libwebp: a lossless WebP's
+ * ARGB image, a lossy WebP's alpha plane (see
  * ct_image_info.whole_image_bytes_per_pixel). Peak memory is bounded by the
  * thumbnail, a few source rows and the library's own working memory, and
  * every decode reports the peak it reached.
  *
  * Errors never unwind past this API: libjpeg/libpng's longjmp stays inside
- * the C functions, and every failure comes back as a ct_status with a
+ * the C functions (giflib returns codes), and every failure comes back as a ct_status with a
  * message in a ct_error.
  *
  * This header uses stdint types only, so Swift needs no image-library headers.
@@ -30,7 +31,7 @@ extern "C" {
 /** Outcome of every call. CT_OK is zero; everything else is a failure. */
 typedef enum ct_status {
     CT_OK = 0,
-    /** The bytes are not JPEG, PNG or WebP (judged by magic bytes only). */
+    /** The bytes are not JPEG, PNG, WebP or GIF (judged by magic bytes only). */
     CT_UNSUPPORTED_FORMAT = 1,
     /** The data is structurally invalid: bad marker, bad CRC in a critical chunk, bad zlib data, bad Huffman code. */
     CT_CORRUPT = 2,
@@ -55,7 +56,9 @@ typedef enum ct_format {
     CT_FORMAT_UNKNOWN = 0,
     CT_FORMAT_JPEG = 1,
     CT_FORMAT_PNG = 2,
-    CT_FORMAT_WEBP = 3
+    CT_FORMAT_WEBP = 3,
+    /** GIF87a or GIF89a; the first frame is decoded. */
+    CT_FORMAT_GIF = 4
 } ct_format;
 
 /** A failure's status and a human message naming what is wrong. */
@@ -75,11 +78,11 @@ typedef struct ct_limits {
     uint64_t max_pixels;
     /**
      * Maximum working memory the codec library may allocate (libjpeg's
-     * max_memory_to_use; libpng's chunk malloc limit). A progressive JPEG
-     * needs a whole-image coefficient buffer, and libwebp whole-frame buffers
-     * for a lossless WebP or a lossy one's alpha: each is refused as too
-     * large when it does not fit. A WebP file read from disk is held whole
-     * and must fit too.
+     * max_memory_to_use; libpng's chunk malloc limit; giflib needs a fixed
+     * 26 KB or so and is not limited). A progressive JPEG needs a whole-image
+     * coefficient buffer, and libwebp whole-frame buffers for a lossless WebP
+     * or a lossy one's alpha: each is refused as too large when it does not
+     * fit. A WebP file read from disk is held whole and must fit too.
      */
     uint64_t max_decoder_memory;
 } ct_limits;
@@ -98,7 +101,7 @@ ct_cancel_token *ct_cancel_token_create(void);
 typedef void (*ct_checkpoint_observer)(void *context);
 /**
  * Like ct_cancel_token_create, with an observer that a decode calls each time
- * it looks at the token (its checkpoints: every 32 PNG rows, each JPEG
+ * it looks at the token (its checkpoints: every 32 PNG or GIF rows, each JPEG
  * scanline batch or absorbed row of blocks, each slice of WebP data handed
  * to libwebp), just before it reads the flag, so
  * the observer sees how far the decode has come and may cancel it there. The
@@ -122,14 +125,18 @@ typedef struct ct_image_info {
     uint8_t orientation;
     /**
      * 1 when the image has an alpha channel or transparency (PNG tRNS; a
-     * WebP animation whose first frame leaves part of the canvas empty).
+     * WebP animation whose first frame leaves part of the canvas empty; a GIF
+     * whose first frame has a transparent index or leaves part of the screen uncovered).
      */
     uint8_t has_alpha;
-    /** 1 for progressive JPEG or Adam7-interlaced PNG. */
+    /** 1 for progressive JPEG, Adam7-interlaced PNG or an interlaced first GIF frame. */
     uint8_t progressive;
-    /** Colour components in the file: 1 gray, 2 gray+alpha, 3 colour, 4 CMYK/RGBA. */
+    /** Colour components in the file: 1 gray, 2 gray+alpha, 3 colour, 4 CMYK/RGBA (GIF: 4 with alpha, else 3). */
     uint8_t components;
-    /** Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16; WebP 8). */
+    /**
+     * Bits per sample as stored (JPEG 8 or 12; PNG 1, 2, 4, 8 or 16; WebP 8;
+     * GIF: bits per index of the first frame's palette, 1…8, and 8 when it has none).
+     */
     uint8_t bit_depth;
     /**
      * Bytes per pixel of the buffers as large as the whole image that the
@@ -204,15 +211,17 @@ typedef struct ct_thumbnail {
     uint32_t height;
     /** The source image's header facts. */
     ct_image_info source;
-    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for PNG and WebP. */
+    /** JPEG DCT scale numerator M of M/8 that was decoded (1, 2, 4 or 8); 8 for the other formats. */
     uint8_t scale_numerator;
-    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for PNG and WebP). */
+    /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for the other formats). */
     ct_jpeg_path jpeg_path;
     /**
      * Peak bytes allocated during the decode: this module's buffers plus what
      * libjpeg/libpng requested through their memory managers. libwebp has no
      * allocator hook: for WebP this counts the held file and an estimate of
-     * libwebp's working memory (see ct_webp_decode.c for what it covers).
+     * libwebp's working memory (see ct_webp_decode.c for what it covers). For
+     * GIF, giflib's blocks (decoder state, palettes) are counted by their
+     * sizes, as giflib has no hooks either.
      */
     uint64_t peak_bytes;
     /**
@@ -236,7 +245,7 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
                           ct_image_info *info, ct_error *error);
 
 /**
- * Decodes an in-memory JPEG, PNG or WebP to a thumbnail. On success fills
+ * Decodes an in-memory JPEG, PNG, WebP or GIF (its first frame) to a thumbnail. On success fills
  * *thumbnail (the caller owns thumbnail->pixels). On failure *thumbnail is
  * zeroed, nothing is left allocated, and *error says why.
  */

@@ -1,13 +1,9 @@
 extension ImageHeader {
-    /// The format's byte in ``cacheField``: 0 JPEG, 1 PNG, 2 WebP.
-    private static let formatCodes: [ImageFormat: UInt8] = [.jpeg: 0, .png: 1, .webp: 2]
-
-    /// The header as a disk cache metadata field: format, width and height
-    /// (UInt32 LE), orientation, alpha, progressive, components, bit depth,
-    /// whole-image bytes per pixel.
+    /// The header as a disk cache metadata field: format (``ImageFormat/cacheByte``), width and
+    /// height (UInt32 LE), orientation, alpha, progressive, components, bit depth, whole-image
+    /// bytes per pixel.
     var cacheField: [UInt8] {
-        guard let code = Self.formatCodes[format] else { preconditionFailure("no cache code for \(format)") }
-        var field: [UInt8] = [code]
+        var field: [UInt8] = [format.cacheByte]
         DiskCacheEntryFormat.appendLittleEndian(UInt32(clamping: width), to: &field)
         DiskCacheEntryFormat.appendLittleEndian(UInt32(clamping: height), to: &field)
         field += [UInt8(clamping: orientation), hasAlpha ? 1 : 0, isProgressive ? 1 : 0,
@@ -21,9 +17,7 @@ extension ImageHeader {
     /// only) read as needing no whole-image buffer.
     init?(cacheField field: ArraySlice<UInt8>) {
         let field = Array(field)
-        guard field.count == 14 || field.count == 15,
-              let format = Self.formatCodes.first(where: { $0.value == field[0] })?.key
-        else { return nil }
+        guard field.count == 14 || field.count == 15, let format = ImageFormat(cacheByte: field[0]) else { return nil }
         func uint32(at offset: Int) -> Int {
             (0..<4).reduce(0) { $0 | Int(field[offset + $1]) << (8 * $1) }
         }
@@ -31,5 +25,24 @@ extension ImageHeader {
                   orientation: Int(field[9]), hasAlpha: field[10] != 0, isProgressive: field[11] != 0,
                   components: Int(field[12]), bitDepth: Int(field[13]),
                   wholeImageBytesPerPixel: field.count == 15 ? Int(field[14]) : 0)
+    }
+}
+
+extension ImageFormat {
+    /// The format's byte in a cache field: 0 JPEG, 1 PNG, 2 WebP, 3 GIF.
+    /// Entries on disk keep them, so they are never renumbered.
+    var cacheByte: UInt8 {
+        switch self {
+        case .jpeg: 0
+        case .png: 1
+        case .webp: 2
+        case .gif: 3
+        }
+    }
+
+    /// The format a cache field's byte names; `nil` for a byte no format has.
+    init?(cacheByte: UInt8) {
+        guard let format = Self.allCases.first(where: { $0.cacheByte == cacheByte }) else { return nil }
+        self = format
     }
 }

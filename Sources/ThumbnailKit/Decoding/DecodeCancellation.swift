@@ -16,7 +16,7 @@ public final class DecodeCancellation: @unchecked Sendable {
     }
 
     /// A flag that calls `checkpoint` on the decoding thread each time a
-    /// decode looks at it (every 32 PNG rows, each JPEG scanline batch or
+    /// decode looks at it (every 32 PNG or GIF rows, each JPEG scanline batch or
     /// absorbed row of blocks, each slice of WebP data), just before it reads the flag: a decode's
     /// progress, and a known point to cancel it at.
     init(checkpoint body: (@Sendable () -> Void)?) {

@@ -4,13 +4,14 @@ import CThumbnail
 public struct DecodeReport: Sendable, Hashable {
     /// What the source's header says: format, stored size, orientation, alpha.
     public let source: ImageHeader
-    /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for PNG and WebP.
+    /// The JPEG DCT scale decoded, as M in M/8 (1, 2, 4 or 8); 8 for the other formats.
     public let scaleNumerator: Int
-    /// Which decoder read a JPEG's entropy data; `nil` for PNG and WebP.
+    /// Which decoder read a JPEG's entropy data; `nil` for the other formats.
     public let jpegPath: JPEGDecodePath?
     /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
-    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations.
+    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations
+    /// (giflib's, which it does not report, by their known sizes).
     /// libwebp cannot be watched: for WebP this is the file held in memory, the thumbnail
     /// and an estimate of libwebp's working memory (its whole-frame buffers, row caches and state).
     public let peakDecodeBytes: Int
@@ -53,14 +54,17 @@ public enum JPEGDecodePath: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The image formats the decoder reads. ``ThumbnailEncoder`` writes JPEG and PNG only.
+/// The image formats the decoder reads. Thumbnails are written as JPEG or PNG
+/// only (``ThumbnailEncoder/writableFormats``).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     case png
     /// Lossy, lossless and animated WebP (the first frame is shown).
     case webp
+    /// GIF87a or GIF89a: the first frame is decoded, an animation's other frames are not read.
+    case gif
 
-    /// Sniffs the format from the first bytes (at most 12); `nil` when not JPEG, PNG or WebP.
+    /// Sniffs the format from the first bytes (at most 12); `nil` when not JPEG, PNG, WebP or GIF.
     public init?(sniffing bytes: some Collection<UInt8>) {
         let head = Array(bytes.prefix(12))
         guard let format = ImageFormat(head.withUnsafeBufferPointer { ct_sniff_format($0.baseAddress, $0.count) })
@@ -74,6 +78,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case CT_FORMAT_JPEG: self = .jpeg
         case CT_FORMAT_PNG: self = .png
         case CT_FORMAT_WEBP: self = .webp
+        case CT_FORMAT_GIF: self = .gif
         default: return nil
         }
     }
@@ -84,6 +89,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .webp: "image/webp"
+        case .gif: "image/gif"
         }
     }
 
@@ -96,6 +102,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .jpeg: "jpg"
         case .png: "png"
         case .webp: "webp"
+        case .gif: "gif"
         }
     }
 }

@@ -10,13 +10,15 @@ public struct ImageHeader: Sendable, Hashable {
     public let height: Int
     /// EXIF orientation 1…8 (1 when absent, 0 or out of range).
     public let orientation: Int
-    /// An alpha channel, PNG transparency, or a WebP animation whose first frame leaves part of the canvas empty.
+    /// An alpha channel, PNG transparency, a WebP animation whose first frame leaves part of the
+    /// canvas empty, or a GIF whose first frame has a transparent index or does not cover the whole screen.
     public let hasAlpha: Bool
-    /// Progressive JPEG or Adam7-interlaced PNG.
+    /// Progressive JPEG, Adam7-interlaced PNG or an interlaced first GIF frame.
     public let isProgressive: Bool
-    /// Colour components: 1 gray, 2 gray + alpha, 3 colour (and palette), 4 CMYK or RGBA.
+    /// Colour components: 1 gray, 2 gray + alpha, 3 colour (and palette), 4 CMYK or RGBA
+    /// (a GIF: 4 when ``hasAlpha``, else 3).
     public let components: Int
-    /// Bits per sample as stored.
+    /// Bits per sample as stored; for a GIF, bits per index of its first frame's palette (1…8).
     public let bitDepth: Int
     /// Bytes per pixel of the buffers as large as the whole image that the codec
     /// keeps whatever the thumbnail's size: 4 for a lossless WebP, whose decoder

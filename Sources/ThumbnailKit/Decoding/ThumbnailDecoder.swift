@@ -1,14 +1,14 @@
 import CThumbnail
 
-/// Decodes a JPEG, PNG or WebP straight to a thumbnail in one pass.
+/// Decodes a JPEG, PNG, WebP or GIF straight to a thumbnail in one pass.
 ///
 /// JPEGs are decoded at the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) that
-/// still covers the target, PNGs one row at a time, both through an area
-/// filter, and WebPs through libwebp's scaler straight into the thumbnail, so
-/// a full-size bitmap never exists: peak memory is the thumbnail, a few rows
-/// and the codec's own state (see ``DecodeReport/peakDecodeBytes``). Lossless
-/// WebP is the exception: libwebp holds its whole ARGB image (see
-/// ``ImageHeader/wholeImageBytesPerPixel``).
+/// still covers the target, PNGs and a GIF's first frame one row at a time,
+/// all through an area filter, and WebPs through libwebp's scaler straight
+/// into the thumbnail, so a full-size bitmap never exists: peak memory is the
+/// thumbnail, a few rows and the codec's own state (see
+/// ``DecodeReport/peakDecodeBytes``). Lossless WebP is the exception: libwebp
+/// holds its whole ARGB image (see ``ImageHeader/wholeImageBytesPerPixel``).
 ///
 /// ```swift
 /// let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: "photo.jpg")

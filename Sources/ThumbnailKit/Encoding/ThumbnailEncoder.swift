@@ -1,17 +1,17 @@
 import CThumbnail
 
 /// Encodes thumbnails for the disk tier and for files: JPEG for opaque
-/// thumbnails, PNG for ones with alpha. WebP is read, never written.
+/// thumbnails, PNG for ones with alpha. WebP and GIF are read, never written.
 public struct ThumbnailEncoder: Sendable {
-    /// The formats ``encode(_:as:)`` writes: JPEG and PNG.
-    public static let encodableFormats: [ImageFormat] = [.jpeg, .png]
-
     /// JPEG quality 1…100. Default: 85.
     public var jpegQuality: Int
 
     public init(jpegQuality: Int = 85) {
         self.jpegQuality = jpegQuality
     }
+
+    /// The formats ``encode(_:as:)`` writes: JPEG and PNG. WebP and GIF are only read.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png]
 
     /// The format ``encode(_:)`` picks: PNG when the thumbnail can be transparent, else JPEG.
     public func preferredFormat(for thumbnail: Thumbnail) -> ImageFormat {
@@ -23,8 +23,8 @@ public struct ThumbnailEncoder: Sendable {
         try encode(thumbnail, as: preferredFormat(for: thumbnail))
     }
 
-    /// Encodes as `format`, one of ``encodableFormats``. JPEG drops alpha.
-    /// - Throws: ``ThumbnailEncodingError``, also for a format it does not write (WebP).
+    /// Encodes as `format`. JPEG drops alpha.
+    /// - Throws: ``ThumbnailEncodingError``, also for a format not in ``writableFormats``.
     public func encode(_ thumbnail: Thumbnail, as format: ImageFormat) throws -> [UInt8] {
         try thumbnail.pixels.withUnsafeBytes { raw in
             try encode(rgba: raw, width: thumbnail.width, height: thumbnail.height, as: format)
@@ -33,7 +33,7 @@ public struct ThumbnailEncoder: Sendable {
 
     /// Encodes `width × height` RGBA8 pixels (straight alpha, no row padding) as `format`.
     /// - Throws: ``ThumbnailEncodingError`` when the sizes disagree, the codec fails or
-    ///   `format` is not one of ``encodableFormats``.
+    ///   `format` is not in ``writableFormats``.
     public func encode(rgba: some Collection<UInt8>, width: Int, height: Int,
                        as format: ImageFormat) throws -> [UInt8] {
         var output = ct_buffer()
@@ -47,8 +47,8 @@ public struct ThumbnailEncoder: Sendable {
                 return ct_encode_jpeg(pixels, UInt32(width), UInt32(height), Int32(jpegQuality), &output, &error)
             case .png:
                 return ct_encode_png(pixels, UInt32(width), UInt32(height), &output, &error)
-            case .webp:
-                throw ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not WebP")
+            case .webp, .gif:
+                throw ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not \(format.rawValue)")
             }
         }
         defer { ct_buffer_free(&output) }

@@ -57,7 +57,7 @@ import Testing
         let header = try #require(ImageHeader(cacheField: field[...]))
         #expect(header.format == .jpeg && header.width == 300 && header.height == 200 && header.orientation == 6)
         #expect(header.isProgressive && header.wholeImageBytesPerPixel == 0)
-        #expect(ImageHeader(cacheField: ([3] + field.dropFirst())[...]) == nil, "an unknown format code")
+        #expect(ImageHeader(cacheField: ([200] + field.dropFirst())[...]) == nil, "an unknown format code")
     }
 
     @Test func fileNamesAreDigestsNotUserText() throws {

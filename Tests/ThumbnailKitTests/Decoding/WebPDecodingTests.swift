@@ -294,10 +294,10 @@ import Testing
 
     @Test func thumbnailsAreNeverWrittenAsWebP() throws {
         let thumbnail = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage(Self.lossy))
-        #expect(throws: ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not WebP")) {
+        #expect(throws: ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not webp")) {
             try ThumbnailEncoder().encode(thumbnail, as: .webp)
         }
         #expect(ThumbnailEncoder().preferredFormat(for: thumbnail) == .jpeg)
-        #expect(!ThumbnailEncoder.encodableFormats.contains(.webp))
+        #expect(!ThumbnailEncoder.writableFormats.contains(.webp))
     }
 }
