@@ -1,6 +1,6 @@
 import CThumbnail
 
-/// Facts about one decode: the source, the path taken and the memory it needed.
+/// Facts about one decode: the source, the path taken, the colour conversion and the memory it needed.
 public struct DecodeReport: Sendable, Hashable {
     /// What the source's header says: format, stored size, orientation, alpha.
     public let source: ImageHeader
@@ -10,13 +10,17 @@ public struct DecodeReport: Sendable, Hashable {
     public let jpegPath: JPEGDecodePath?
     /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
-    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations.
+    /// What was done about the colour space the file declares; `nil` when it
+    /// declares none (or conversion was off), so its values were taken as sRGB.
+    public let colorProfile: ColorConversion?
+    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's and LittleCMS's allocations.
     public let peakDecodeBytes: Int
 
     init(_ thumbnail: ct_thumbnail) {
         source = ImageHeader(thumbnail.source)
         scaleNumerator = Int(thumbnail.scale_numerator)
         jpegPath = JPEGDecodePath(thumbnail.jpeg_path)
+        colorProfile = ColorConversion(thumbnail.color)
         peakDecodeBytes = Int(clamping: thumbnail.peak_bytes)
     }
 }
