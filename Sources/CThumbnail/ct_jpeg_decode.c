@@ -6,6 +6,8 @@
  * to the area filter, so neither a full-size bitmap nor the compressed file
  * (for file input) is ever held whole. Progressive files decoded at a reduced
  * scale can skip the scans the reduced IDCT never reads (ct_jpeg_scans.c).
+ * An ICC profile in the header's APP2 markers is gathered as libjpeg reads
+ * them (ct_jpeg_icc.c) and converts the finished thumbnail (ct_color.c).
  *
  * Each function here that calls into libjpeg sets the error manager's jump
  * point first: libjpeg's errors, our warning policy, the memory limit and

@@ -6,7 +6,9 @@
  * fed scanline by scanline; PNG: one row at a time into the same filter), so
  * a full-size bitmap never exists. Peak memory is bounded by the thumbnail,
  * a few source rows and the library's own working memory, and every decode
- * reports the peak it reached.
+ * reports the peak it reached. A file that declares its colour space (an ICC
+ * profile, a PNG gAMA/cHRM) has the finished thumbnail converted to sRGB with
+ * LittleCMS.
  *
  * Errors never unwind past this API: libjpeg/libpng's longjmp stays inside
  * the C functions, and every failure comes back as a ct_status with a
