@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): `thumbnailer thumb -s 256` against its peers, whole
-# processes, CPU / wall / peak RSS, on JPEGs and PNGs made from real photos.
+# processes, CPU / wall / peak RSS, on JPEGs, PNGs and WebPs made from real photos.
 #
 #   scripts/bench.sh [--quick | --rounds N] [--bench-dir DIR] [--thumbnailer BIN | --no-thumbnailer]
 #
 # What it does:
 #   1. installs the peers when missing (Debian/Ubuntu, apt-get, sudo when not root):
-#      libvips-tools python3-pil libjpeg-turbo-progs imagemagick, plus the source
+#      libvips-tools python3-pil libjpeg-turbo-progs webp imagemagick, plus the source
 #      photos (lomiri-wallpapers-16.04) and what png_rows needs (cc, libpng-dev);
-#   2. makes (once; cached in $BENCH_DIR/images) 6 JPEGs and 6 PNGs of 1-3 MB plus
-#      a 4000x3000 PNG from the CC0/CC-BY photos (scripts/bench/make_images.py);
+#   2. makes (once; cached in $BENCH_DIR/images) 6 JPEGs and 6 PNGs of 1-3 MB, 4 WebPs,
+#      and single large files (24 MP JPEGs, a 12 MP PNG, a 24 MP WebP) from the
+#      CC0/CC-BY photos (scripts/bench/make_images.py);
 #   3. builds the C helpers (scripts/bench/png_rows.c, the libpng row-by-row floor;
 #      rusage_exec.c, which runs each process and reports its CPU, wall and peak RSS)
 #      and the release thumbnailer into .build-bench (skipped, with a message, when
 #      it can't be built);
-#   4. times thumbnailer, vipsthumbnail, Pillow, djpeg -scale 1/8 and png_rows, one
+#   4. times thumbnailer, vipsthumbnail, Pillow, djpeg -scale 1/8, png_rows and dwebp -resize, one
 #      process per file, tools alternating, several rounds (scripts/bench/run_bench.py),
 #      and prints a Markdown report (machine, images, table, targets PASS/MISS) that
 #      is also written to $BENCH_DIR/results.md.
@@ -34,14 +35,15 @@ USE_THUMBNAILER=1
 BUILD=1
 REGEN=0
 STRICT=0
-APT_PACKAGES=(libvips-tools python3-pil libjpeg-turbo-progs imagemagick lomiri-wallpapers-16.04 libpng-dev gcc libc6-dev pkg-config)
+APT_PACKAGES=(libvips-tools python3-pil libjpeg-turbo-progs webp imagemagick lomiri-wallpapers-16.04 libpng-dev gcc libc6-dev pkg-config)
 
 usage() {
     cat <<EOF
 Usage: scripts/bench.sh [options]
 
 Times 'thumbnailer thumb -s $SIZE' against vipsthumbnail, Pillow, djpeg -scale 1/8 (JPEG
-floor) and a libpng row decoder (PNG floor), one process per image, and prints a
+floor), a libpng row decoder (PNG floor) and dwebp -resize (WebP floor), one process per
+image, and prints a
 Markdown report (also written to \$BENCH_DIR/results.md).
 
 Options:
@@ -107,6 +109,7 @@ find_imagemagick() {
 missing_peers() {
     command -v vipsthumbnail >/dev/null 2>&1 || echo "vipsthumbnail (libvips-tools)"
     command -v djpeg >/dev/null 2>&1 || echo "djpeg (libjpeg-turbo-progs)"
+    command -v dwebp >/dev/null 2>&1 || echo "dwebp (webp)"
     { [ -x "$PYTHON" ] && "$PYTHON" -c 'import PIL' >/dev/null 2>&1; } || echo "$PYTHON with PIL (python3-pil)"
     find_imagemagick >/dev/null || echo "ImageMagick convert (imagemagick)"
     command -v cc >/dev/null 2>&1 || echo "cc (gcc)"
@@ -197,7 +200,7 @@ run_benchmark() {
         --images "$BENCH_DIR/images" --work "$BENCH_DIR" --results "$BENCH_DIR/results.md"
         --rounds "$ROUNDS" --size "$SIZE"
         "--thumbnailer=$THUMBNAILER" "--thumbnailer-info=$THUMBNAILER_INFO"
-        --vipsthumbnail "$(command -v vipsthumbnail)" --djpeg "$(command -v djpeg)"
+        --vipsthumbnail "$(command -v vipsthumbnail)" --djpeg "$(command -v djpeg)" --dwebp "$(command -v dwebp)"
         --python "$PYTHON" --pillow-script "$HELPERS/pillow_thumb.py"
         --png-rows "$PNG_ROWS" --launcher "$LAUNCHER" --magick "$MAGICK"
     )

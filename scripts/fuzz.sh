@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the C decode module with libFuzzer + AddressSanitizer + UBSan,
-# one run per format, seeded from TestImages/ (not part of CI).
+# one run per format, seeded from TestImages/ and, for WebP and GIF, from the
+# shared formats corpus when it is beside the checkout (not part of CI).
 #
-#   scripts/fuzz.sh [SECONDS_PER_FORMAT] [FORMAT...]     default: 600 s, jpeg png
+#   scripts/fuzz.sh [SECONDS_PER_FORMAT] [FORMAT...]     default: 600 s, jpeg png webp gif
 #
 # FUZZ_JOBS=N (default 1) runs N fuzzers per format side by side, each on a
 # corpus of its own (seeded from the shared one, merged back at the end), and
@@ -16,7 +17,7 @@ seconds="${1:-600}"
 jobs="${FUZZ_JOBS:-1}"
 shift || true
 formats=("$@")
-[ ${#formats[@]} -gt 0 ] || formats=(jpeg png)
+[ ${#formats[@]} -gt 0 ] || formats=(jpeg png webp gif)
 
 scripts/setup.sh
 work=.build-fuzz
@@ -38,9 +39,14 @@ for format in "${formats[@]}"; do
     case "$format" in
         jpeg) pattern='*.jpg' ;;
         png) pattern='*.png' ;;
-        *) echo "fuzz: unknown format $format (jpeg or png)" >&2; exit 64 ;;
+        webp) pattern='*.webp' ;;
+        gif) pattern='*.gif' ;;
+        *) echo "fuzz: unknown format $format (jpeg, png, webp or gif)" >&2; exit 64 ;;
     esac
     find TestImages -name "$pattern" -size -200k -exec cp -n {} "$corpus/" \;
+    if [ -d ../shared/corpora/formats/"$format" ]; then
+        find ../shared/corpora/formats/"$format" -name "$pattern" -size -200k -exec cp -n {} "$corpus/" \;
+    fi
     echo "fuzz: $format for ${seconds}s x $jobs job(s), corpus $(ls "$corpus" | wc -l) files" >&2
     rm -f "$work"/fuzz-"$format"-*.log
     pids=() total=0
@@ -57,7 +63,7 @@ for format in "${formats[@]}"; do
             status=1
             echo "fuzz: $format FOUND A PROBLEM, see $log and $findings/" >&2
         fi
-        grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE|^fuzz: JPEG decodes" "$log" \
+        grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE|^fuzz: JPEG decodes|^fuzz: decodes" "$log" \
             | sed "s/^/fuzz: $format job $job: /" >&2 || true
         executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
         total=$((total + ${executions:-0}))

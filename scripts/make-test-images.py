@@ -713,6 +713,13 @@ def make_jpeg_variants(corpus):
             exercises="partial MCUs, dimensions not multiples of 16; output clamps to ≥ 1 px",
             expect=DECODES, header=header_facts(width, height, components=3),
             check=check_jpeg_close(pixels, "RGB", 40))
+    strip = gradient(9000, 5)
+    corpus.add("jpeg-strip-9000x5.jpg", cjpeg(["-quality", "90"], pnm(9000, 5, strip, 3)),
+               what="JPEG baseline 4:2:0 q90 9000×5 gradient (G steps down the 5 rows)",
+               exercises="a thin strip: the DCT scale keeps ≥ 8 px a side, so the block padding "
+                         "below the 5 rows does not outweigh them",
+               expect=DECODES, header=header_facts(9000, 5, components=3),
+               check=check_jpeg_close(strip, "RGB", 40))
     make_cmyk(corpus)
     return produced
 

@@ -228,14 +228,15 @@ static int cf_configure(cf_transfer *t, const cf_request *request, const cf_clie
     CF_SET(CURLOPT_OPENSOCKETDATA, t);
     if (request->user_agent != NULL) CF_SET(CURLOPT_USERAGENT, request->user_agent);
 #undef CF_SET
-    const char *conditions[2][2] = {{"If-None-Match: ", request->if_none_match},
-                                    {"If-Modified-Since: ", request->if_modified_since}};
-    for (int i = 0; i < 2; i++) {
-        if (conditions[i][1] == NULL) continue;
-        size_t length = strlen(conditions[i][0]) + strlen(conditions[i][1]) + 1;
+    const char *headers[3][2] = {{"If-None-Match: ", request->if_none_match},
+                                 {"If-Modified-Since: ", request->if_modified_since},
+                                 {"Accept: ", request->accept}};
+    for (int i = 0; i < 3; i++) {
+        if (headers[i][1] == NULL) continue;
+        size_t length = strlen(headers[i][0]) + strlen(headers[i][1]) + 1;
         char *header = malloc(length);
         if (header == NULL) return 1;
-        snprintf(header, length, "%s%s", conditions[i][0], conditions[i][1]);
+        snprintf(header, length, "%s%s", headers[i][0], headers[i][1]);
         struct curl_slist *list = libcurl->curl_slist_append(t->headers, header);
         free(header);
         if (list == NULL) return 1;

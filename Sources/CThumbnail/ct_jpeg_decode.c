@@ -2,7 +2,8 @@
  * JPEG header probe and JPEG-to-thumbnail decode with libjpeg-turbo.
  *
  * The decode picks the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) whose output
- * still covers the thumbnail, reads scanlines a batch at a time and feeds them
+ * still covers the thumbnail (and keeps a block's worth of pixels on each
+ * side, see ct_jpeg_scale_covers), reads scanlines a batch at a time and feeds them
  * to the area filter, so neither a full-size bitmap nor the compressed file
  * (for file input) is ever held whole. Progressive files decoded at a reduced
  * scale can skip the scans the reduced IDCT never reads (ct_jpeg_scans.c).
@@ -25,7 +26,7 @@
 #define CT_JPEG_BATCH_ROWS 16
 
 typedef struct ct_jpeg_decoder {
-    struct jpeg_decompress_struct cinfo; /* first member: the progress hook finds the decoder from cinfo */
+    struct jpeg_decompress_struct cinfo; /* first member: the progress and warning hooks find the decoder from cinfo */
     ct_jpeg_error error;
     ct_jpeg_source source;
     ct_jpeg_memory memory;
@@ -43,6 +44,8 @@ typedef struct ct_jpeg_decoder {
     ct_jpeg_path path;
     ct_jpeg_dc_planes planes; /* the DC-only path's coefficients */
     ct_jpeg_icc icc; /* the embedded ICC profile (collected only when converting to sRGB) */
+    /* libjpeg's first complaint about damaged entropy data in a file that may still be whole; "" when none */
+    char damage[sizeof ((ct_thumbnail *)0)->damage];
     /* buffers */
     uint8_t *pixels; /* malloc'd, handed to the caller */
     uint8_t *rows;
@@ -88,35 +91,35 @@ static ct_status ct_jpeg_failure(ct_jpeg_decoder *d, ct_error *error) {
     return ct_fail(error, status, "%s", d->error.message);
 }
 
-/*
- * libjpeg only warns about damaged entropy data and fills in grey; we stop.
- * Harmless warnings (extraneous bytes before a marker, unknown JFIF or Adobe
- * versions, a bad ICC marker) are ignored. One exception: entropy data that
- * ends early inside the last iMCU row of a scan, in a file that is itself
- * complete, is tolerated. Streams that come up a little short at the very
- * end are a known quirk of some encoders, and the damage is limited to the
- * bottom strip (at most 16 source rows).
- */
-static void ct_jpeg_warning(j_common_ptr common) {
-    j_decompress_ptr cinfo = (j_decompress_ptr)common;
-    int eof = ((const ct_jpeg_source *)cinfo->src)->eof;
-    switch (common->err->msg_code) {
-    case JWRN_HIT_MARKER:
-        if (!eof && cinfo->input_iMCU_row + 1 >= cinfo->total_iMCU_rows) return;
-        break;
+/* The warnings that mean the entropy-coded data is damaged: libjpeg draws the damaged part grey and goes on. */
+static int ct_jpeg_warning_is_damage(int code) {
+    switch (code) {
+    case JWRN_HIT_MARKER:       /* a scan's data ends early */
     case JWRN_HUFF_BAD_CODE:
     case JWRN_ARITH_BAD_CODE:
-    case JWRN_MUST_RESYNC:
-    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_MUST_RESYNC:      /* a restart marker out of place */
+    case JWRN_BOGUS_PROGRESSION: /* a progressive scan out of order, or one missing */
     case JWRN_NOT_SEQUENTIAL:
-        break;
-    default:
-        return;
+        return 1;
+    default:                    /* extraneous bytes before a marker, unknown JFIF/Adobe versions, a bad ICC marker */
+        return 0;
     }
+}
+
+/*
+ * Damaged entropy data is drawn as browsers draw it (libjpeg fills grey),
+ * and the first complaint is kept for the report, but only in a file that
+ * is whole: one that runs out of bytes is a cut download, and that is
+ * truncated, whether the damage shows before the end (here) or the end
+ * turns up later (ct_jpeg_ran_short).
+ */
+static void ct_jpeg_warning(j_common_ptr common) {
+    if (!ct_jpeg_warning_is_damage(common->err->msg_code)) return;
+    ct_jpeg_decoder *d = (ct_jpeg_decoder *)common;
     char text[JMSG_LENGTH_MAX];
     ct_jpeg_format_current(common, text);
-    if (eof) ct_jpeg_raise(common, CT_TRUNCATED, "the file is truncated (%s)", text);
-    ct_jpeg_raise(common, CT_CORRUPT, "%s", text);
+    if (d->source.eof) ct_jpeg_raise(common, CT_TRUNCATED, "the file is truncated (%s)", text);
+    if (d->damage[0] == '\0') snprintf(d->damage, sizeof d->damage, "JPEG: %s", text);
 }
 
 /* libjpeg calls this once per iMCU row while absorbing a multi-scan file and once per jpeg_read_scanlines. */
@@ -147,6 +150,19 @@ static void ct_jpeg_describe(ct_jpeg_decoder *d) {
     d->info.progressive = cinfo->progressive_mode ? 1 : 0;
     d->info.components = (uint8_t)cinfo->num_components;
     d->info.bit_depth = (uint8_t)cinfo->data_precision;
+}
+
+/*
+ * Whether a scaled side of `scaled` px, from `side` source px, serves a
+ * thumbnail side of `thumb` px: it covers the thumbnail, and it keeps at
+ * least a block's worth of pixels (8, or the whole side when that is
+ * shorter). Below that, the last block's padding rows (which the encoder
+ * invents) weigh as much as real ones: a 9000×5 strip at 1/8 is one row,
+ * averaged over 5 real rows and 3 of padding.
+ */
+static int ct_jpeg_scale_covers(JDIMENSION scaled, uint32_t side, uint32_t thumb) {
+    uint32_t least = side < 8 ? side : 8;
+    return scaled >= thumb && scaled >= least;
 }
 
 /* Chooses colour output, thumbnail size and DCT scale. */
@@ -198,7 +214,9 @@ static ct_status ct_jpeg_configure(ct_jpeg_decoder *d, const ct_decode_options *
         cinfo->scale_num = (unsigned)scales[i];
         cinfo->scale_denom = 8;
         jpeg_calc_output_dimensions(cinfo);
-        if (cinfo->output_width >= d->thumb_width && cinfo->output_height >= d->thumb_height) break;
+        if (ct_jpeg_scale_covers(cinfo->output_width, cinfo->image_width, d->thumb_width)
+            && ct_jpeg_scale_covers(cinfo->output_height, cinfo->image_height, d->thumb_height))
+            break;
     }
     return CT_OK;
 }
@@ -325,14 +343,15 @@ static ct_status ct_jpeg_prepare_output(ct_jpeg_decoder *d, ct_error *error) {
 
 /*
  * Whether running out of input means image data is missing. It always does
- * for a multi-scan file (further scans may have followed) and for arithmetic
- * coding, whose decoder pads missing data with zeros without a warning. A
- * single-scan Huffman file warns when bits are missing (ct_jpeg_warning), so
- * if it only ran out while libjpeg looked for EOI, every MCU was decoded from
- * real data and it is accepted.
+ * for a multi-scan file (further scans may have followed), for arithmetic
+ * coding, whose decoder pads missing data with zeros without a warning, and
+ * for a file that was damaged before it ran out. An undamaged single-scan
+ * Huffman file warns when bits are missing (ct_jpeg_warning), so if it only
+ * ran out while libjpeg looked for EOI, every MCU was decoded from real data
+ * and it is accepted.
  */
 static int ct_jpeg_ran_short(ct_jpeg_decoder *d) {
-    return d->source.eof && (d->multi_scan || d->cinfo.arith_code);
+    return d->source.eof && (d->multi_scan || d->cinfo.arith_code || d->damage[0] != '\0');
 }
 
 static ct_status ct_jpeg_truncated(ct_error *error) {
@@ -533,5 +552,6 @@ ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_t
     thumbnail->jpeg_path = path;
     thumbnail->color = color;
     thumbnail->peak_bytes = d.alloc.peak;
+    memcpy(thumbnail->damage, d.damage, sizeof thumbnail->damage);
     return CT_OK;
 }

@@ -170,17 +170,19 @@ public final class HTTPDataLoader: DataLoading {
             })
         let id = withOptionalCString(request.validators?.etag) { etag in
             withOptionalCString(request.validators?.lastModified) { lastModified in
-                request.url.withCString { url in
-                    configuration.userAgent.withCString { userAgent in
-                        var options = cf_request(
-                            url: url, if_none_match: etag, if_modified_since: lastModified, user_agent: userAgent,
-                            max_bytes: Int64(request.maximumBytes),
-                            connect_timeout_ms: Self.milliseconds(configuration.connectTimeout),
-                            total_timeout_ms: Self.milliseconds(configuration.transferTimeout),
-                            low_speed_limit: configuration.lowSpeedLimit,
-                            low_speed_time_s: max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up))),
-                            max_redirects: configuration.maximumRedirects)
-                        return client.start(&options, &callbacks)
+                withOptionalCString(request.accept) { accept in
+                    request.url.withCString { url in
+                        configuration.userAgent.withCString { userAgent in
+                            var options = cf_request(
+                                url: url, if_none_match: etag, if_modified_since: lastModified, user_agent: userAgent,
+                                accept: accept, max_bytes: Int64(request.maximumBytes),
+                                connect_timeout_ms: Self.milliseconds(configuration.connectTimeout),
+                                total_timeout_ms: Self.milliseconds(configuration.transferTimeout),
+                                low_speed_limit: configuration.lowSpeedLimit,
+                                low_speed_time_s: max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up))),
+                                max_redirects: configuration.maximumRedirects)
+                            return client.start(&options, &callbacks)
+                        }
                     }
                 }
             }

@@ -11,7 +11,9 @@ struct ThumbCommand: AsyncParsableCommand {
             One input and -o FILE writes that file (format from its extension). Several inputs and \
             -o DIR write DIR/<name>.jpg, or .png when the thumbnail has alpha. Without -o each \
             thumbnail lands beside its input as <name>_thumb.jpg or .png. Exit status: 0 when \
-            every input succeeded, 1 when any failed (one line on stderr each), 64 on usage errors.
+            every input succeeded, 1 when any failed (one line on stderr each), 64 on usage errors. \
+            An image damaged at its source (a whole JPEG with bad data) succeeds, drawn as browsers \
+            draw it, with a warning line on stderr.
             """)
 
     @Argument(help: "JPEG or PNG files (the format is read from their bytes, not their names).")

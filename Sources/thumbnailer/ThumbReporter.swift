@@ -8,7 +8,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Prints outcomes: a line (or a JSON object) per input on stdout, a line per failure on stderr.
+/// Prints outcomes: a line (or a JSON object) per input on stdout, a line per failure on stderr,
+/// and a warning line on stderr for an image that decoded but was damaged at its source.
 /// Text lines are escaped (``TerminalText``): a file name may hold anything but `/` and NUL.
 struct ThumbReporter {
     let json: Bool
@@ -16,6 +17,9 @@ struct ThumbReporter {
     func report(_ outcome: ThumbOutcome) {
         switch outcome.result {
         case .success(let written):
+            if let damage = written.thumbnail.report?.damage {
+                StandardError.print(TerminalText.escaped("thumbnailer: \(outcome.input): warning: damaged at its source, drawn as browsers draw it: \(damage)") + "\n")
+            }
             if json {
                 print(record(outcome, written).text)
             } else {
@@ -53,6 +57,7 @@ struct ThumbReporter {
             line.add("peakDecodeBytes", report.peakDecodeBytes)
             if let path = report.jpegPath { line.add("jpegPath", path.rawValue) }
             if let color = report.colorProfile { Self.add(color, to: &line) }
+            if let damage = report.damage { line.add("damage", damage) }
         }
         line.add("milliseconds", Self.rounded(outcome.milliseconds))
         return line

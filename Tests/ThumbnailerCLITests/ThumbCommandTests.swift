@@ -90,6 +90,22 @@ import ThumbnailKit
         #expect(written == ["good.jpg"], "no partial or temporary files: \(written)")
     }
 
+    /// An image damaged where it was made is drawn as browsers draw it: a success (exit 0) with a
+    /// warning line on stderr, and `damage` in the JSON.
+    @Test func aJPEGDamagedAtItsSourceSucceedsWithAWarning() throws {
+        let damaged = path("damaged.jpg")
+        try Data(try DamagedJPEG.make(fromTestImage: "jpeg-baseline-444-gradient-256x192.jpg").damaged)
+            .write(to: URL(fileURLWithPath: damaged))
+        let run = try ChildProcess.run(["thumb", damaged, "-s", "64", "-o", path("out.png"), "--json"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(exists(path("out.png")))
+        #expect(run.standardError.contains("damaged.jpg: warning: damaged at its source"), "\(run.standardError)")
+        #expect(run.standardError.contains("Corrupt JPEG data"), "\(run.standardError)")
+        let record = try #require(JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        #expect((record["damage"] as? String)?.contains("Corrupt JPEG data") == true, "\(record)")
+    }
+
     @Test func anUnwritableOutputIsAFailureNamingThePath() throws {
         let input = try writeJPEG("photo.jpg")
         let run = try ChildProcess.run(["thumb", input, "-o", "/nonexistent-dir/out.jpg"])

@@ -8,7 +8,7 @@ Only files whose stanza in the package's copyright file says CC0 or CC-BY
 (not -SA/-NC/-ND) are used; the script refuses anything else. The images are
 cropped to the target aspect ratio and resampled with Pillow (LANCZOS); the
 CMYK JPEG, the 16-bit PNG and the Adam7 PNG go through ImageMagick because
-Pillow cannot write those. OUT_DIR/manifest.json lists what was made (format
+Pillow cannot write those; the WebPs are Pillow's (libwebp, method 4). OUT_DIR/manifest.json lists what was made (format
 details read back from the files) plus the attribution of every source.
 
 The set is cached: a second run with the same generator source does nothing.
@@ -76,6 +76,18 @@ PNGS = [
      "RGB 8-bit Adam7-interlaced (ImageMagick), photo at native size", ["png"]),
     ("p7", "p7_rgb8_4000x3000.png", "umang_by_Abhishek_Mudgal.jpg", 4000, 3000,
      dict(tool="pillow", mode="RGB"), "RGB 8-bit, 12 MP (RSS check)", ["single_png_big"]),
+]
+WEBPS = [
+    ("w1", "w1_lossy_q80_4000x3000.webp", "picosdeeuropa_by_Aitzol_Berasategi.jpg", 4000, 3000,
+     dict(tool="pillow", mode="RGB", quality=80), "lossy q80", ["webp"]),
+    ("w2", "w2_lossy_q80_3300x2200.webp", "life_by_Aitzol_Berasategi.jpg", 3300, 2200,
+     dict(tool="pillow", mode="RGB", quality=80), "lossy q80", ["webp"]),
+    ("w3", "w3_lossy_alpha_q80_3000x2000.webp", "sunset_by_Aitzol_Berasategi.jpg", 3000, 2000,
+     dict(tool="pillow", mode="RGBA", quality=80), "lossy q80 with a lossless alpha gradient", ["webp"]),
+    ("w4", "w4_lossless_1000x1500.webp", "friends_by_Aitzol_Berasategi.jpg", 1000, 1500,
+     dict(tool="pillow", mode="RGB", lossless=True), "lossless", ["webp"]),
+    ("w5", "w5_lossy_q80_6000x4000.webp", "aitzgorri_by_Aitzol_Berasategi.jpg", 6000, 4000,
+     dict(tool="pillow", mode="RGB", quality=80), "lossy q80, 24 MP (RSS check)", ["single_webp_big"]),
 ]
 
 
@@ -149,6 +161,13 @@ def jpeg_header(path):
                     format=f"JPEG {kind} {im.mode} {sampling}{extra}", has_alpha=False)
 
 
+def webp_header(path):
+    with Image.open(path) as im:
+        kind = "lossless" if im.info.get("lossless") else "lossy"
+        return dict(width=im.size[0], height=im.size[1], format=f"WebP {kind} {im.mode}",
+                    has_alpha=im.mode == "RGBA")
+
+
 def make(spec, out_dir, magick, tmp_dir):
     ident, name, src, width, height, how, desc, groups = spec
     final = os.path.join(out_dir, name)
@@ -162,7 +181,9 @@ def make(spec, out_dir, magick, tmp_dir):
             im = im.convert("L")
         elif mode == "P":
             im = im.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.FLOYDSTEINBERG)
-        if name.endswith(".jpg"):
+        if name.endswith(".webp"):
+            im.save(tmp, "WEBP", quality=how.get("quality", 80), lossless=how.get("lossless", False), method=4)
+        elif name.endswith(".jpg"):
             im.save(tmp, "JPEG", quality=how["quality"], subsampling=how.get("subsampling", 0),
                     progressive=how.get("progressive", False), optimize=how.get("progressive", False))
         else:
@@ -199,7 +220,7 @@ def main():
             return
 
     copyright_path, licenses = parse_copyright()
-    specs = JPEGS + PNGS
+    specs = JPEGS + PNGS + WEBPS
     for spec in specs:
         src = spec[2]
         if src not in licenses:
@@ -218,11 +239,12 @@ def main():
         print(f"images: making {name} from {src}", file=sys.stderr)
         make(spec, out_dir, args.magick, tmp_dir)
         path = os.path.join(out_dir, name)
-        info = png_header(path) if name.endswith(".png") else jpeg_header(path)
+        kind = os.path.splitext(name)[1][1:].replace("jpg", "jpeg")
+        info = {"png": png_header, "jpeg": jpeg_header, "webp": webp_header}[kind](path)
         if (info["width"], info["height"]) != (width, height):
             sys.exit(f"make_images: {name} came out {info['width']}x{info['height']}")
         holder, lic = licenses[src]
-        images.append(dict(id=ident, file=name, kind="png" if name.endswith(".png") else "jpeg",
+        images.append(dict(id=ident, file=name, kind=kind,
                            description=desc, groups=groups, bytes=os.path.getsize(path),
                            megapixels=round(width * height / 1e6, 2), source=src,
                            copyright=holder, license=lic, **info))

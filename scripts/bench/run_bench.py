@@ -85,6 +85,16 @@ class Tool:
         return im["kind"] in self.kinds and (self.only is None or self.only(im))
 
 
+def fitted_size(im, box):
+    """The image's size fitted into box × box, rounded as the decoders round it (never upscaled)."""
+    w, h = im["width"], im["height"]
+    if w <= box and h <= box:
+        return w, h
+    if w >= h:
+        return box, max(1, (2 * h * box + w) // (2 * w))
+    return max(1, (2 * w * box + h) // (2 * h)), box
+
+
 def build_tools(a, out_dir):
     def out(tool, image):
         stem = os.path.splitext(image["file"])[0]
@@ -93,21 +103,25 @@ def build_tools(a, out_dir):
     size = str(a.size)
     tools = []
     if a.thumbnailer:
-        tools.append(Tool("thumbnailer", "thumbnailer", ("jpeg", "png"),
+        tools.append(Tool("thumbnailer", "thumbnailer", ("jpeg", "png", "webp"),
                           lambda im, p: [a.thumbnailer, "thumb", "-s", size, "-o", out("thumbnailer", im), p]))
         # The path the DC-only decoder replaces, on the progressive files: the CPU baseline it must not exceed.
         tools.append(Tool("thumbnailer-skipping", "thumbnailer, scan skipping", ("jpeg",),
                           lambda im, p: [a.thumbnailer, "thumb", "-s", size, "--progressive-path", "skipping-scans",
                                          "-o", out("thumbnailer-skipping", im), p],
                           only=lambda im: "progressive" in im["format"]))
-    tools.append(Tool("vips", "vipsthumbnail", ("jpeg", "png"),
+    tools.append(Tool("vips", "vipsthumbnail", ("jpeg", "png", "webp"),
                       lambda im, p: [a.vipsthumbnail, "-s", size, "-o", out("vips", im) + "[Q=85]", p]))
-    tools.append(Tool("pillow", "Pillow draft+thumbnail", ("jpeg", "png"),
+    tools.append(Tool("pillow", "Pillow draft+thumbnail", ("jpeg", "png", "webp"),
                       lambda im, p: [a.python, a.pillow_script, size, p, out("pillow", im)]))
     tools.append(Tool("djpeg", "djpeg -scale 1/8 (floor)", ("jpeg",),
                       lambda im, p: [a.djpeg, "-scale", "1/8", "-outfile", os.devnull, p], makes_output=False))
     tools.append(Tool("libpng", "libpng rows (floor)", ("png",),
                       lambda im, p: [a.png_rows, p], makes_output=False))
+    # libwebp's own scaled decode (WebPDecoderConfig.use_scaling) to the thumbnail's size, no output file.
+    tools.append(Tool("dwebp", "dwebp -resize (floor)", ("webp",),
+                      lambda im, p: [a.dwebp, p, "-resize", *map(str, fitted_size(im, a.size)),
+                                     "-pam" if im["has_alpha"] else "-ppm", "-o", os.devnull], makes_output=False))
     return tools
 
 
@@ -227,6 +241,7 @@ def main():
     ap.add_argument("--python", required=True, help="Python with Pillow, for the Pillow peer")
     ap.add_argument("--pillow-script", required=True)
     ap.add_argument("--png-rows", required=True)
+    ap.add_argument("--dwebp", required=True)
     ap.add_argument("--launcher", required=True, help="the rusage_exec binary")
     ap.add_argument("--magick", default="convert-im6.q16")
     ap.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
@@ -237,7 +252,8 @@ def main():
     images = manifest["images"]
     by_id = {im["id"]: im for im in images}
     group = lambda g: [im["id"] for im in images if g in im["groups"]]
-    jpeg_set, png_set = group("jpeg"), group("png")
+    jpeg_set, png_set, webp_set = group("jpeg"), group("png"), group("webp")
+    big_webp = group("single_webp_big")
     big_jpeg, big_png, prog = group("single_jpeg_big"), group("single_png_big"), group("single_progressive")
     big_prog_420, big_prog_444 = group("single_progressive_big_420"), group("single_progressive_big_444")
 
@@ -255,7 +271,7 @@ def main():
         path = os.path.join(a.images, im["file"])
         units.append([((t.name, im["id"]), t, t.make_argv(im, path)) for t in tools if t.handles(im)])
     if a.thumbnailer:
-        for name, ids in (("jpeg", jpeg_set), ("png", png_set)):
+        for name, ids in (("jpeg", jpeg_set), ("png", png_set), ("webp", webp_set)):
             d = os.path.join(out_dir, "thumbnailer-batch-" + name)
             os.makedirs(d, exist_ok=True)
             argv = [a.thumbnailer, "thumb", "-s", str(a.size), "-o", d + "/"] + \
@@ -331,8 +347,8 @@ def main():
     L += md_table(["id", "file", "format", "pixels", "MP", "bytes", "MB"], rows,
                   ["l", "l", "l", "r", "r", "r", "r"])
     L.append("")
-    L.append(f"JPEG set: {', '.join(jpeg_set)} · PNG set: {', '.join(png_set)} · single files: "
-             f"{', '.join(big_jpeg + big_png + prog)}")
+    L.append(f"JPEG set: {', '.join(jpeg_set)} · PNG set: {', '.join(png_set)} · WebP set: {', '.join(webp_set)} · "
+             f"single files: {', '.join(big_jpeg + big_png + prog + big_prog_420 + big_prog_444 + big_webp)}")
     L.append("")
     L.append("Sources (Debian package lomiri-wallpapers-16.04, "
              f"licences from `{manifest['copyright_file']}`), cropped, resampled and re-encoded for this benchmark:")
@@ -352,7 +368,8 @@ def main():
              f"and {base.cpu * 1000:.1f} ms CPU). Per round, a class sums CPU and "
              "wall over its files and takes the largest RSS; the table shows medians over rounds. "
              "Floors: `djpeg -scale 1/8` to /dev/null for JPEG, `png_rows` (libpng `png_read_row`, expand + "
-             "scale_16, no output) for PNG. Ratios are CPU ÷ the floor's CPU, and CPU ÷ Pillow's CPU, on the "
+             "scale_16, no output) for PNG, `dwebp -resize W H` (libwebp's scaled decode to the thumbnail's "
+             "size) to /dev/null for WebP. Ratios are CPU ÷ the floor's CPU, and CPU ÷ Pillow's CPU, on the "
              "same files. Outputs: JPEG q85, PNG for images with alpha. Pillow runs `/usr/bin/python3`, so "
              "its figures include the interpreter's start-up.")
     L.append("")
@@ -368,6 +385,8 @@ def main():
         (f"JPEG progressive {dims(prog)}", prog, "djpeg", None),
         (f"JPEG progressive {dims(big_prog_420)} 4:2:0", big_prog_420, "djpeg", None),
         (f"JPEG progressive {dims(big_prog_444)} 4:4:4", big_prog_444, "djpeg", None),
+        (f"WebP set ({len(webp_set)} files)", webp_set, "dwebp", "webp"),
+        (f"WebP {dims(big_webp)} lossy", big_webp, "dwebp", None),
     ]
     table, agg = [], {}
     for cname, ids, floor, batch in classes:
@@ -377,7 +396,7 @@ def main():
         pil_agg = aggregate(results, [("pillow", i) for i in ids], a.rounds)
         entries = []
         for t in tools:
-            if t.name in ("djpeg", "libpng") and t.name != floor:
+            if t.name in ("djpeg", "libpng", "dwebp") and t.name != floor:
                 continue
             if not all(t.handles(by_id[i]) for i in ids):
                 continue
@@ -446,6 +465,8 @@ def main():
                      "thumbnailer-skipping", 1.0)
     rss_target(f"peak RSS, {cn[5]}", cn[5], 20)
     rss_target(f"peak RSS, {cn[6]}", cn[6], 20)
+    ratio_target(f"{cn[7]} CPU ≤ 1.15× dwebp's scaled decode", cn[7], "thumbnailer", "dwebp", 1.15)
+    rss_target(f"peak RSS, {cn[8]}", cn[8], 20)
     L.append("")
 
     # ---------------------------------------------------------- per file

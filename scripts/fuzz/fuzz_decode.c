@@ -6,8 +6,9 @@
  * cHRM) and the limits. Half the inputs are decoded into a box of 1/8 of
  * their size (read from their header), the scale where the DC-only path
  * runs. Crashes, leaks, undefined behaviour and hangs are findings; decode
- * errors are not. At exit it says how many decodes each JPEG path
- * completed, so a run shows it reached the DC-only path.
+ * errors are not. At exit it says how many decodes each format and each
+ * JPEG path completed, so a run shows it reached the format's decoder and
+ * the DC-only path.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,12 @@
 #include "cthumbnail.h"
 
 static unsigned long completed_by_path[4];
+/* By ct_format: unknown, JPEG, PNG, WebP, GIF. */
+static unsigned long completed_by_format[5];
 
 static void report_paths(void) {
+    fprintf(stderr, "fuzz: decodes completed by format: jpeg %lu, png %lu, webp %lu, gif %lu\n",
+            completed_by_format[1], completed_by_format[2], completed_by_format[3], completed_by_format[4]);
     fprintf(stderr, "fuzz: JPEG decodes completed by path: libjpeg %lu, skipping-scans %lu, dc-only %lu\n",
             completed_by_path[CT_JPEG_PATH_LIBJPEG], completed_by_path[CT_JPEG_PATH_SCAN_SKIPPING],
             completed_by_path[CT_JPEG_PATH_DC_ONLY]);
@@ -58,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < bytes; i++) sum ^= thumbnail.pixels[i];
         (void)sum;
         if (thumbnail.jpeg_path < 4) completed_by_path[thumbnail.jpeg_path]++;
+        if (thumbnail.source.format < 5) completed_by_format[thumbnail.source.format]++;
         ct_thumbnail_free(&thumbnail);
     }
     ct_limits limits = options.limits;

@@ -122,6 +122,8 @@ typedef struct cf_request {
     const char *if_none_match;
     const char *if_modified_since;
     const char *user_agent;
+    /** Sent as Accept when not NULL (otherwise libcurl's own, which accepts any type). */
+    const char *accept;
     /** The most body bytes accepted (announced or counted). */
     int64_t max_bytes;
     long connect_timeout_ms;

@@ -233,6 +233,14 @@ typedef struct ct_thumbnail {
      * libjpeg/libpng and LittleCMS requested through their memory managers.
      */
     uint64_t peak_bytes;
+    /**
+     * Empty when the image decoded cleanly. Otherwise the codec's first
+     * complaint about an image that is whole (a JPEG that reaches its EOI
+     * marker) but damaged where it was made: bad Huffman codes, a scan that
+     * ends early, a missing scan. The thumbnail shows it as browsers do, the
+     * damaged part grey. A file cut short fails with CT_TRUNCATED instead.
+     */
+    char damage[160];
 } ct_thumbnail;
 
 /** Sniffs the format from the first bytes. Needs at most 8 bytes. */

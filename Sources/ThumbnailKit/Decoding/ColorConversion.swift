@@ -29,17 +29,12 @@ public enum ColorConversion: Sendable, Hashable {
     }
 
     init?(_ report: ct_color_report) {
-        let profile = Self.text(report.profile), note = Self.text(report.note)
+        let profile = String(cCharacters: report.profile), note = String(cCharacters: report.note)
         switch report.status {
         case CT_COLOR_SRGB: self = .alreadySRGB(profile: profile)
         case CT_COLOR_CONVERTED: self = .converted(profile: profile)
         case CT_COLOR_IGNORED: self = .ignored(profile: profile.isEmpty ? nil : profile, reason: note)
         default: return nil
         }
-    }
-
-    /// A NUL-terminated C character array as a String.
-    private static func text<Characters>(_ characters: Characters) -> String {
-        withUnsafeBytes(of: characters) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }

@@ -15,6 +15,13 @@ public struct DecodeReport: Sendable, Hashable {
     public let colorProfile: ColorConversion?
     /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's and LittleCMS's allocations.
     public let peakDecodeBytes: Int
+    /// `nil` for a clean decode. For an image that is whole but was damaged where it was made
+    /// (a JPEG that reaches its end marker with bad Huffman codes, a scan that ends early or a
+    /// missing scan), libjpeg's first complaint: the thumbnail shows the image as browsers
+    /// draw it, the damaged part grey. A file cut short is ``ThumbnailDecodingError/truncated(_:)``.
+    public let damage: String?
+    /// Whether the source was damaged where it was made; ``damage`` says how.
+    public var isDamaged: Bool { damage != nil }
 
     init(_ thumbnail: ct_thumbnail) {
         source = ImageHeader(thumbnail.source)
@@ -22,6 +29,8 @@ public struct DecodeReport: Sendable, Hashable {
         jpegPath = JPEGDecodePath(thumbnail.jpeg_path)
         colorProfile = ColorConversion(thumbnail.color)
         peakDecodeBytes = Int(clamping: thumbnail.peak_bytes)
+        let damage = String(cCharacters: thumbnail.damage)
+        self.damage = damage.isEmpty ? nil : damage
     }
 }
 
@@ -60,6 +69,17 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         default: return nil
         }
     }
+
+    /// The format's media type, as HTTP names it.
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        }
+    }
+
+    /// An HTTP `Accept` value naming exactly the formats the decoder reads.
+    public static let acceptedMediaTypes = allCases.map(\.mediaType).joined(separator: ", ")
 
     /// The usual file extension.
     public var fileExtension: String {

@@ -116,14 +116,20 @@ public struct ThumbnailDecoder: Sendable {
     }
 
     /// The DCT scale, as M in M/8, a JPEG with `header` is decoded at for
-    /// ``size``: the smallest whose output still covers the thumbnail, as the C
-    /// decoder picks it (libjpeg's output is the source size × M/8, rounded up).
+    /// ``size``, as the C decoder picks it: the smallest whose output still covers
+    /// the thumbnail and keeps at least 8 px a side (or the whole side, when it is
+    /// shorter), so the encoder's block padding never outweighs real pixels.
+    /// libjpeg's output is the source size × M/8, rounded up.
     func scaleNumerator(for header: ImageHeader) -> Int {
         let transposed = appliesOrientation && (5...8).contains(header.orientation)
         let fitted = transposed ? size.fitting(width: header.height, height: header.width)
                                 : size.fitting(width: header.width, height: header.height)
         let (width, height) = transposed ? (fitted.height, fitted.width) : fitted
-        return [1, 2, 4].first { (header.width * $0 + 7) / 8 >= width && (header.height * $0 + 7) / 8 >= height } ?? 8
+        func covers(_ side: Int, _ thumbnailSide: Int, at numerator: Int) -> Bool {
+            let scaled = (side * numerator + 7) / 8
+            return scaled >= thumbnailSide && scaled >= min(side, 8)
+        }
+        return [1, 2, 4].first { covers(header.width, width, at: $0) && covers(header.height, height, at: $0) } ?? 8
     }
 
     private func run(

@@ -46,12 +46,7 @@ public enum ThumbnailDecodingError: Error, Equatable, Sendable, CustomStringConv
 
 extension ct_error {
     /// The NUL-terminated message as a String.
-    var text: String {
-        var copy = message
-        return withUnsafeBytes(of: &copy) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-    }
+    var text: String { String(cCharacters: message) }
 
     /// The C module's status and message as a Swift error; `CancellationError` for a cancelled decode.
     func swiftError() -> any Error {

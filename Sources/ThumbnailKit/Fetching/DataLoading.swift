@@ -32,6 +32,10 @@ public struct DataRequest: Sendable, Hashable {
     public var maximumBytes: Int
     /// Validators of a copy already held, for a conditional request (a 304 costs no body).
     public var validators: Validators?
+    /// The media types the caller can use, for an HTTP `Accept` header; `nil` accepts anything.
+    /// The pipeline asks for ``ImageFormat/acceptedMediaTypes``, so a content-negotiating CDN
+    /// sends a format the decoder reads.
+    public var accept: String?
 
     /// The `ETag` and `Last-Modified` of a stored copy.
     public struct Validators: Sendable, Hashable {
@@ -44,10 +48,11 @@ public struct DataRequest: Sendable, Hashable {
         }
     }
 
-    public init(url: String, maximumBytes: Int = 50_000_000, validators: Validators? = nil) {
+    public init(url: String, maximumBytes: Int = 50_000_000, validators: Validators? = nil, accept: String? = nil) {
         self.url = url
         self.maximumBytes = maximumBytes
         self.validators = validators
+        self.accept = accept
     }
 }
 

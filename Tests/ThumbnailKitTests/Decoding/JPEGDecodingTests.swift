@@ -90,6 +90,21 @@ import ThumbnailKit
         #expect(thumbnail.width == width && thumbnail.height == height)
     }
 
+    /// A 9000×5 strip to 256×1. At 1/8 its 5 rows would be one, the DC of a block whose other
+    /// 3 rows are the encoder's padding; the decoder keeps 8 px a side (here all 5 rows) instead,
+    /// so the thumbnail matches a full decode put through the area filter.
+    @Test func aThinStripKeepsEveryRowAndMatchesAFullDecode() throws {
+        let path = Fixtures.testImage("jpeg-strip-9000x5.jpg")
+        let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: path)
+        #expect(thumbnail.width == 256 && thumbnail.height == 1)
+        #expect(thumbnail.report?.scaleNumerator == 8)
+        let full = try ThumbnailDecoder(size: .original).decode(contentsOfFile: path)
+        let reference = try full.downscaled(toWidth: 256, height: 1)
+        let psnr = thumbnail.peakSignalToNoiseRatio(against: reference)
+        print("9000×5 strip to 256×1: PSNR \(psnr) dB against a full decode and the area filter")
+        #expect(psnr >= 40, "PSNR \(psnr) dB against a full decode and the area filter")
+    }
+
     @Test func theScaleIsTheSmallestThatStillCoversTheBox() throws {
         let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "baseline"))
         let header = try #require(photo.header)

@@ -71,9 +71,12 @@ import Testing
         }
     }()
 
-    /// The files both paths decode at 1/8.
+    /// The files both paths decode at 1/8: those libjpeg decodes, at least 57 px a side (a narrower
+    /// side would be under 8 px at 1/8, so the decoder picks a larger scale).
     static let decodable: [Sample] = samples.filter { sample in
-        (try? ThumbnailDecoder(size: sample.oneEighth, progressivePath: .skippingScans).decode(contentsOfFile: sample.path)) != nil
+        let thumbnail = try? ThumbnailDecoder(size: sample.oneEighth, progressivePath: .skippingScans)
+            .decode(contentsOfFile: sample.path)
+        return thumbnail?.report?.scaleNumerator == 1
     }
 
     func decoders(for sample: Sample, lumaOnly: Bool) -> (dcOnly: ThumbnailDecoder, libjpeg: ThumbnailDecoder) {
@@ -89,7 +92,7 @@ import Testing
         #expect(Self.decodable.contains { $0.sampling.count == 1 }, "a gray file")
         #expect(Self.decodable.contains { $0.sampling.count == 3 && $0.componentsShareSampling }, "a 4:4:4 file")
         #expect(Self.decodable.contains { $0.sampling.count == 3 && !$0.componentsShareSampling }, "a subsampled file")
-        #expect(Self.decodable.filter(\.lumaComesFromItsDCAlone).count >= 30)
+        #expect(Self.decodable.filter(\.lumaComesFromItsDCAlone).count >= 20)
         #expect(Self.decodable.filter { $0.libjpegUsesTheDCAloneForEveryComponent && !$0.componentsShareSampling }.count >= 5)
     }
 
@@ -152,14 +155,10 @@ import Testing
         #expect(ours.maximumDifference(from: reference) == 0)
     }
 
-    /// Files libjpeg refuses only for damage inside AC scans that it reads at
-    /// 1/8 (4:2:0 chroma) and the DC-only path never decodes: it accepts them.
-    static let acceptedDespiteACDamage: Set<String> = [
-        "jpeg-decoder/crashtest/subtract-with-overflow.jpg",  // a bad Huffman code in a chroma AC scan
-    ]
-
     /// Every progressive file, broken ones included: the DC-only path gives the
     /// scan-skipping path's outcome at 1/8, error for error (pixels: the tests above).
+    /// Damage libjpeg reports inside AC scans the DC-only path never reads is not
+    /// seen there, so only the outcome is compared, not the damage report.
     @Test(arguments: samples)
     func everyFileGetsTheOutcomeItGetsFromLibjpeg(sample: Sample) throws {
         let (dcOnly, libjpeg) = decoders(for: sample, lumaOnly: false)
@@ -170,8 +169,8 @@ import Testing
             break
         case let (.failure(a), .failure(b)):
             #expect("\(a)" == "\(b)", "\(sample)")
-        case (.success, .failure):
-            #expect(Self.acceptedDespiteACDamage.contains(sample.name), "\(sample): \(reference)")
+        case let (.success, .failure(error)):
+            Issue.record("\(sample): the DC-only path decoded what libjpeg refuses: \(error)")
         case let (.failure(error), .success):
             Issue.record("\(sample): the DC-only path refused what libjpeg decodes: \(error)")
         }

@@ -100,7 +100,7 @@ import ThumbnailHTTP
     /// The decoder's estimate of the DCT scale is the scale the C decoder picks, at every size around the edges.
     @Test func theScaleEstimateIsTheScaleTheDecoderPicks() throws {
         for name in ["photo-picosdeeuropa-progressive-2048x1536.jpg", "jpeg-exif-orientation-6-mm.jpg",
-                     "jpeg-odd-17x13.jpg"] {
+                     "jpeg-odd-17x13.jpg", "jpeg-odd-333x1.jpg", "jpeg-strip-9000x5.jpg"] {
             let bytes = try Fixtures.bytes(ofTestImage: name)
             let header = try ThumbnailDecoder().readHeader(bytes)
             for box in [1, 2, 3, 16, 255, 256, 257, 511, 512, 513, 1024, 1025] {
@@ -252,6 +252,33 @@ import ThumbnailHTTP
         #expect(thumbnail.width == 256 && server.requestCount("/photo.jpg") == 2)
     }
 
+    /// A JPEG damaged where it was made, sent whole (its length matched), is shown as browsers draw
+    /// it and cached like any other image; the same bytes cut short by the connection are a broken
+    /// download, and nothing of them is kept.
+    @Test func aJPEGDamagedAtItsSourceIsShownAndCachedWhenItsTransferWasWhole() async throws {
+        let damaged = try DamagedJPEG.make(fromTestImage: "jpeg-baseline-444-gradient-256x192.jpg").damaged
+        var cut = TestHTTPServer.Behavior(body: damaged)
+        cut.dropAfter = damaged.count - 100
+        server.route("/cut.jpg", cut)
+        server.route("/damaged.jpg", .init(body: damaged))
+        let pipeline = try makePipeline(retryPolicy: .never)
+
+        await #expect(throws: DataLoadingError.truncated(server.url("/cut.jpg"), received: damaged.count - 100,
+                                                         expected: damaged.count)) {
+            try await pipeline.thumbnail(for: self.request("/cut.jpg", size: 64))
+        }
+        #expect(storedEntries == 0)
+        #expect(try await eventually { self.filesInCache.isEmpty }, "\(filesInCache)")
+
+        let thumbnail = try await pipeline.thumbnail(for: request("/damaged.jpg", size: 64))
+        #expect(thumbnail.width == 64 && thumbnail.height == 48)
+        #expect(thumbnail.report?.isDamaged == true)
+        #expect(try await eventually { self.storedEntries == 2 }, "the original and the thumbnail")
+        pipeline.removeAllFromMemory()
+        _ = try await pipeline.thumbnail(for: request("/damaged.jpg", size: 64))
+        #expect(server.requestCount("/damaged.jpg") == 1 && pipeline.statistics.thumbnailDiskHits == 1)
+    }
+
     @Test func aDroppedConnectionIsRetriedLikeAReset() async throws {
         var cut = TestHTTPServer.Behavior(body: photo)
         cut.dropAfter = 300_000
@@ -274,6 +301,16 @@ import ThumbnailHTTP
             }
         }
         #expect(bodyBytes.withLock { $0 } == 0 && server.requestCount("/huge.jpg") == 1)
+    }
+
+    /// A content-negotiating CDN picks the format it sends from `Accept`: the pipeline's downloads
+    /// name exactly the formats the decoder reads; a plain load (a feed) accepts anything.
+    @Test func aDownloadAcceptsExactlyTheFormatsTheDecoderReads() async throws {
+        server.route("/photo.jpg", .init(body: photo))
+        _ = try await makePipeline().thumbnail(for: request("/photo.jpg"))
+        #expect(server.receivedRequests.last?.headers["accept"] == "image/jpeg, image/png")
+        _ = try await HTTPDataLoader().loadBytes(DataRequest(url: server.url("/photo.jpg")))
+        #expect(server.receivedRequests.last?.headers["accept"] == "*/*")
     }
 
     // MARK: Cache tiers

@@ -10,7 +10,8 @@ struct NetworkTier: OriginalProviding {
     func original(for request: OriginalRequest) async throws -> Original {
         let sink = request.landing.makeSink(for: request.url)
         let response = try await loader.load(
-            DataRequest(url: request.url, maximumBytes: request.maximumBytes, validators: request.validators),
+            DataRequest(url: request.url, maximumBytes: request.maximumBytes, validators: request.validators,
+                        accept: ImageFormat.acceptedMediaTypes),
             into: sink) { request.report(.fetching($0)) }
         let (body, byteCount) = sink.body()
         let metadata = OriginalSink.metadata(of: request.url, response)
