@@ -24,6 +24,9 @@ How the files are made:
     intervals for progressive files), from Pillow (CMYK), from ImageMagick (YCCK), or are
     assembled or edited by hand (EXIF segments, 12-bit, lossless and damaged files, a DQT
     moved between scans).
+  * ICC profiles for the colour-management files are written byte by byte here (ICC v2), so
+    they do not depend on a colour-management library; the checks convert with LittleCMS
+    through Pillow's ImageCms.
   * Nothing random: pseudo-random bytes come from a seeded random.Random. Re-running
     reproduces every file byte for byte with the same zlib, libjpeg-turbo, Pillow and ImageMagick.
 
@@ -51,7 +54,7 @@ import warnings
 import zlib
 from pathlib import Path
 
-from PIL import Image, ImageOps, PngImagePlugin
+from PIL import Image, ImageCms, ImageOps, PngImagePlugin
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "TestImages"
@@ -2015,6 +2018,317 @@ def make_sniffing(corpus, produced):
                exercises="a real image in an unsupported format", expect=UNSUPPORTED_FORMAT)
 
 
+# ---------------------------------------------------------------------------------------
+# Colour management: ICC profiles written byte by byte (ICC v2), so they do not depend on
+# a CMS version, and files tagged with them
+# ---------------------------------------------------------------------------------------
+
+D50 = (0.9642, 1.0, 0.8249)
+# sRGB's red, green and blue colorants adapted to D50 (Bradford), as in real sRGB profiles.
+SRGB_COLORANTS = ((0.4360747, 0.2225045, 0.0139322), (0.3850649, 0.7168786, 0.0971045),
+                  (0.1430804, 0.0606169, 0.7141733))
+ICC_DATE = (2026, 1, 1, 0, 0, 0)  # fixed, so the profiles are reproducible
+
+
+def srgb_to_linear(v):
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def linear_to_srgb(v):
+    return 12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055
+
+
+def s15fixed16(value):
+    return struct.pack(">i", round(value * 65536))
+
+
+def icc_xyz(xyz):
+    return b"XYZ " + bytes(4) + b"".join(s15fixed16(v) for v in xyz)
+
+
+def icc_description(text):
+    """textDescriptionType: ASCII only (no Unicode or ScriptCode text)."""
+    ascii_text = text.encode("ascii") + b"\0"
+    return (b"desc" + bytes(4) + struct.pack(">I", len(ascii_text)) + ascii_text + struct.pack(">IIHB", 0, 0, 0, 0)
+            + bytes(67))
+
+
+def icc_curve(entries):
+    """curveType: no entries is the identity, one is a gamma (u8Fixed8), more are a table."""
+    return b"curv" + bytes(4) + struct.pack(">I%dH" % len(entries), len(entries), *entries)
+
+
+SRGB_CURVE = icc_curve([round(65535 * srgb_to_linear(i / 1023)) for i in range(1024)])
+
+
+def icc_profile(device_class, space, description, tags):
+    """A v2 profile with PCS XYZ: header, tag table, tags (equal tag data is stored once)."""
+    tags = [(b"desc", icc_description(description)),
+            (b"cprt", b"text" + bytes(4) + b"No copyright: a Thumbnailer test profile, use freely\0"),
+            (b"wtpt", icc_xyz(D50))] + tags
+    start = 128 + 4 + 12 * len(tags)
+    table, body, placed = bytearray(struct.pack(">I", len(tags))), bytearray(), {}
+    for signature, data in tags:
+        if data not in placed:
+            placed[data] = start + len(body)
+            body += data + bytes(-len(data) % 4)
+        table += signature + struct.pack(">II", placed[data], len(data))
+    header = bytearray(128)
+    struct.pack_into(">I4sI4s4s4s6H4s", header, 0, 128 + len(table) + len(body), b"", 0x02100000, device_class,
+                     space, b"XYZ ", *ICC_DATE, b"acsp")
+    header[68:80] = b"".join(s15fixed16(v) for v in D50)
+    return bytes(header + table + body)
+
+
+def rgb_matrix_profile(description, colorants):
+    red, green, blue = colorants
+    return icc_profile(b"mntr", b"RGB ", description,
+                       [(b"rXYZ", icc_xyz(red)), (b"gXYZ", icc_xyz(green)), (b"bXYZ", icc_xyz(blue)),
+                        (b"rTRC", SRGB_CURVE), (b"gTRC", SRGB_CURVE), (b"bTRC", SRGB_CURVE)])
+
+
+def srgb_to_xyz_d50(rgb):
+    linear = [srgb_to_linear(v) for v in rgb]
+    return tuple(sum(linear[i] * SRGB_COLORANTS[i][axis] for i in range(3)) for axis in range(3))
+
+
+def swapped_inks_to_xyz(c, m, y, k):
+    """The CMYK profile's inks: the usual (1 − ink)(1 − K) RGB, but cyan acts as magenta and
+    magenta as cyan."""
+    return srgb_to_xyz_d50(((1 - m) * (1 - k), (1 - c) * (1 - k), (1 - y) * (1 - k)))
+
+
+def cmyk_lut_profile(description, grid):
+    """An output-class CMYK profile with one lut16 A2B0 tag: identity matrix and curves,
+    a grid^4 table of XYZ (u1Fixed15, 0x8000 = 1.0)."""
+    steps = [i / (grid - 1) for i in range(grid)]
+    table = [min(65535, round(v * 32768)) for c in steps for m in steps for y in steps for k in steps
+             for v in swapped_inks_to_xyz(c, m, y, k)]
+    lut = (b"mft2" + bytes(4) + struct.pack(">BBBB", 4, 3, grid, 0)
+           + b"".join(s15fixed16(v) for v in (1, 0, 0, 0, 1, 0, 0, 0, 1)) + struct.pack(">HH", 2, 2)
+           + struct.pack(">8H", *[0, 65535] * 4) + struct.pack(">%dH" % len(table), *table)
+           + struct.pack(">6H", *[0, 65535] * 3))
+    return icc_profile(b"prtr", b"CMYK", description, [(b"A2B0", lut)])
+
+
+SWAPPED_PROFILE = rgb_matrix_profile("Thumbnailer test: red and green swapped",
+                                     (SRGB_COLORANTS[1], SRGB_COLORANTS[0], SRGB_COLORANTS[2]))
+GRAY_LINEAR_PROFILE = icc_profile(b"mntr", b"GRAY", "Thumbnailer test: linear gray", [(b"kTRC", icc_curve([]))])
+CMYK_SWAPPED_PROFILE = cmyk_lut_profile("Thumbnailer test: cyan and magenta swapped", 9)
+BROKEN_PROFILE = b"not an ICC profile: " + bytes(range(256)) * 2  # no header LittleCMS or libpng accepts
+
+COLOR_BLOCKS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0),
+                (255, 255, 255), (128, 128, 128), (0, 0, 0), (200, 100, 50)]
+GRAY_BLOCKS = [0, 32, 64, 96, 128, 160, 192, 255]
+
+
+def block_picture(width, height, colours, mode="RGB"):
+    """4 × 2 blocks, row-major, of the given colours (or gray levels)."""
+    image = Image.new(mode, (width, height))
+    for index, colour in enumerate(colours):
+        x, y = (index % 4) * width // 4, (index // 4) * height // 2
+        image.paste(colour, (x, y, x + width // 4, y + height // 2))
+    return image
+
+
+def block_centres(image):
+    width, height = image.size
+    return [image.getpixel(((i % 4) * width // 4 + width // 8, (i // 4) * height // 2 + height // 4))
+            for i in range(8)]
+
+
+def icc_app2_segments(profile, pieces):
+    """The profile as APP2 ICC_PROFILE segments, split into `pieces` parts; (sequence, segment)."""
+    size = -(-len(profile) // pieces)
+    parts = [profile[i:i + size] for i in range(0, len(profile), size)]
+    assert len(parts) == pieces
+    return [(number, marker_segment(0xE2, b"ICC_PROFILE\0" + bytes((number, pieces)) + part))
+            for number, part in enumerate(parts, 1)]
+
+
+def insert_after_sof(jpeg, segment):
+    sof = next(s for s in jpeg_segments(jpeg) if s[0] in (0xC0, 0xC1, 0xC2))
+    return jpeg[:sof[3]] + segment + jpeg[sof[3]:]
+
+
+def png_with_chunks(image, extra):
+    """`image` (RGB or L) as a PNG with `extra` chunks [(type, payload)] before IDAT."""
+    colour_type = 2 if image.mode == "RGB" else 0
+    width, height = image.size
+    data = image.tobytes()
+    channels = 3 if colour_type == 2 else 1
+    rows = [[tuple(data[(y * width + x) * channels:(y * width + x + 1) * channels]) for x in range(width)]
+            for y in range(height)]
+    chunks = png_chunk_list(width, height, colour_type, 8, rows, adaptive=True)
+    return assemble_png(chunks[:1] + extra + chunks[1:])
+
+
+def iccp_chunk(name, profile):
+    return (b"iCCP", name + b"\0\0" + zlib.compress(profile, 9))
+
+
+def cms_transform_to_srgb(profile, mode, output_mode="RGB"):
+    return ImageCms.buildTransform(ImageCms.ImageCmsProfile(io.BytesIO(profile)), ImageCms.createProfile("sRGB"),
+                                   mode, output_mode, ImageCms.Intent.RELATIVE_COLORIMETRIC)
+
+
+def embedded_profile(data):
+    """A PNG's iCCP profile (as Pillow reads it), or a JPEG's ICC_PROFILE markers joined in
+    sequence order wherever they are before SOS (Pillow 9 drops markers after SOF)."""
+    if data.startswith(PNG_SIGNATURE):
+        return pillow_open(data).info.get("icc_profile")
+    pieces = {}
+    for marker, start, header_end, _ in jpeg_segments(data):
+        if marker == 0xDA:
+            break
+        payload = data[start + 4:header_end]
+        if marker == 0xE2 and payload.startswith(b"ICC_PROFILE\0"):
+            pieces[payload[12]] = payload[14:]
+    return b"".join(pieces[number] for number in sorted(pieces)) if pieces else None
+
+
+def check_converted_blocks(profile, expected, tolerance):
+    """Pillow decodes the file; LittleCMS (Pillow's ImageCms) converts it from the embedded
+    profile, which must be `profile`, to sRGB; the block centres must be `expected` ± tolerance."""
+    def check(data):
+        image = pillow_open(data)
+        assert embedded_profile(data) == profile, "the embedded profile differs"
+        mode = image.mode if image.mode in ("CMYK", "L") else "RGB"
+        converted = ImageCms.applyTransform(image.convert(mode), cms_transform_to_srgb(profile, mode))
+        centres = block_centres(converted)
+        delta = max(max_delta(a, b) for a, b in zip(centres, expected))
+        assert delta <= tolerance, "block centres %s, expected %s" % (centres, expected)
+        return "LittleCMS (Pillow ImageCms) from the embedded profile: block centres max |Δ| vs table %d" % delta
+    return check
+
+
+def check_unusable_profile(reason):
+    """LittleCMS must refuse the embedded profile (or, for a mismatch, the image's mode)."""
+    def check(data):
+        image = pillow_open(data)
+        profile = embedded_profile(data)
+        try:
+            cms_transform_to_srgb(profile, "RGB" if image.mode == "RGB" else image.mode)
+        except Exception as error:  # the refusal is what this check wants to see
+            return "LittleCMS (Pillow ImageCms) refuses it: %s" % str(error).strip()
+        raise AssertionError("LittleCMS accepted a profile meant to be unusable (%s)" % reason)
+    return check
+
+
+def make_color(corpus):
+    corpus.section("Colour management (ICC profiles, PNG gAMA)",
+                   "4×2 blocks (tables under Pixel formulas) tagged with the test profiles described there. "
+                   "The check converts each file with LittleCMS through Pillow's ImageCms, independently of "
+                   "the decoder.")
+    swapped = [(g, r, b) for r, g, b in COLOR_BLOCKS]
+    picture = block_picture(128, 64, COLOR_BLOCKS)
+    baseline = cjpeg(["-quality", "100", "-sample", "1x1"], pnm(128, 64, picture.tobytes(), 3))
+    rgb_header = header_facts(128, 64, components=3)
+    single = icc_app2_segments(SWAPPED_PROFILE, 1)[0][1]
+    corpus.add("icc-jpeg-swapped-red-green-128x64.jpg", insert_after_app0(baseline, single),
+               what="JPEG 4:4:4 q100 colour blocks, one APP2 ICC_PROFILE marker: the red/green-swapped RGB profile",
+               exercises="embedded ICC profile: a converted thumbnail shows each block with red and green swapped",
+               expect=DECODES, header=rgb_header, check=check_converted_blocks(SWAPPED_PROFILE, swapped, 3))
+
+    pieces = dict(icc_app2_segments(SWAPPED_PROFILE, 3))
+    # Marker 3, then 1, before the frame; marker 2 after SOF: order in the file is not sequence order.
+    split = insert_after_sof(insert_after_app0(baseline, pieces[3] + pieces[1]), pieces[2])
+    corpus.add("icc-jpeg-swapped-three-markers-128x64.jpg", split,
+               what="the same JPEG with the profile split over 3 APP2 markers, stored as 3, 1 (before SOF), 2 (after SOF)",
+               exercises="profile reassembly by sequence number, including a marker between SOF and SOS; "
+                         "converts exactly like the one-marker file",
+               expect=DECODES, header=rgb_header, check=check_converted_blocks(SWAPPED_PROFILE, swapped, 3))
+    misnumbered = pieces[2][:16] + b"\0" + pieces[2][17:]  # sequence number 0: invalid
+
+    def check_numbering(data):
+        numbers = [(data[start + 16], data[start + 17]) for marker, start, _, _ in jpeg_segments(data)
+                   if marker == 0xE2 and data[start + 4:start + 16] == b"ICC_PROFILE\0"]
+        assert numbers == [(3, 3), (1, 3), (0, 3)], numbers
+        return "ICC_PROFILE markers numbered %s" % ", ".join("%d of %d" % n for n in numbers)
+
+    corpus.add("icc-jpeg-misnumbered-marker-128x64.jpg",
+               insert_after_sof(insert_after_app0(baseline, pieces[3] + pieces[1]), misnumbered),
+               what="as the three-marker file, but the marker after SOF is numbered 0 of 3",
+               exercises="a bad ICC_PROFILE sequence number: the profile is ignored with a note, the decode succeeds",
+               expect=DECODES, header=rgb_header, check=check_numbering)
+    corpus.add("icc-jpeg-broken-profile-128x64.jpg",
+               insert_after_app0(baseline, icc_app2_segments(BROKEN_PROFILE, 1)[0][1]),
+               what="the colour-block JPEG with one ICC_PROFILE marker holding %d bytes that are no profile"
+                    % len(BROKEN_PROFILE),
+               exercises="an unparsable profile is ignored with a note; the pixels stay as stored",
+               expect=DECODES, header=rgb_header, check=check_unusable_profile("not a profile"))
+
+    big = block_picture(512, 256, COLOR_BLOCKS)
+    progressive = cjpeg(["-quality", "90", "-sample", "2x2", "-progressive"], pnm(512, 256, big.tobytes(), 3))
+    corpus.add("icc-jpeg-progressive-swapped-512x256.jpg", insert_after_app0(progressive, single),
+               what="JPEG progressive 4:2:0 q90, colour blocks of 128×128, the red/green-swapped profile",
+               exercises="the profile on the DC-only path (a 64×32 box decodes at 1/8): the same colours as libjpeg's",
+               expect=DECODES, header=header_facts(512, 256, components=3, progressive=True),
+               check=check_converted_blocks(SWAPPED_PROFILE, swapped, 6))
+
+    gray = block_picture(128, 64, GRAY_BLOCKS, mode="L")
+    gray_jpeg = cjpeg(["-quality", "100"], pnm(128, 64, gray.tobytes(), 1))
+    gray_header = header_facts(128, 64, components=1)
+    linear = [(level,) * 3 for level in (round(255 * linear_to_srgb(v / 255)) for v in GRAY_BLOCKS)]
+    corpus.add("icc-jpeg-gray-linear-128x64.jpg",
+               insert_after_app0(gray_jpeg, icc_app2_segments(GRAY_LINEAR_PROFILE, 1)[0][1]),
+               what="JPEG grayscale q100, gray blocks, tagged with a linear (gamma 1.0) gray profile",
+               exercises="a gray profile on a gray image: each level v becomes 255·sRGB(v/255) (128 → 188)",
+               expect=DECODES, header=gray_header, check=check_converted_blocks(GRAY_LINEAR_PROFILE, linear, 2))
+    corpus.add("icc-jpeg-gray-with-rgb-profile-128x64.jpg", insert_after_app0(gray_jpeg, single),
+               what="JPEG grayscale q100, gray blocks, tagged with the (RGB) red/green-swapped profile",
+               exercises="a profile for another colour space: ignored with a note",
+               expect=DECODES, header=gray_header, check=check_unusable_profile("RGB profile on gray"))
+
+    inks = Image.new("CMYK", (128, 64))
+    for index, (ink, _) in enumerate(CMYK_BLOCKS):
+        x, y = (index % 4) * 32, (index // 4) * 32
+        inks.paste(ink, (x, y, x + 32, y + 32))
+    buffer = io.BytesIO()
+    inks.save(buffer, "JPEG", quality=100, subsampling=0, icc_profile=CMYK_SWAPPED_PROFILE)
+    cmyk = buffer.getvalue()
+    cmyk_expected = [(r, g, b) for (c, m, y, k), _ in CMYK_BLOCKS
+                     for r, g, b in [tuple(round(255 * v) for v in ((1 - m / 255) * (1 - k / 255),
+                                                                     (1 - c / 255) * (1 - k / 255),
+                                                                     (1 - y / 255) * (1 - k / 255)))]]
+    corpus.add("icc-jpeg-cmyk-swapped-inks-128x64.jpg", cmyk,
+               what="the CMYK blocks of jpeg-cmyk-adobe-blocks-128x64.jpg (Adobe, inverted) tagged with a CMYK "
+                    "profile (lut16, 9⁴ grid) in which cyan and magenta inks act the other way round",
+               exercises="CMYK through the filter as inks, then CMYK → sRGB by the profile: the cyan block comes "
+                         "out magenta, C+Y red (without the profile: cyan, green)",
+               expect=DECODES, header=header_facts(128, 64, components=4),
+               check=check_converted_blocks(CMYK_SWAPPED_PROFILE, cmyk_expected, 4))
+    corpus.add("icc-jpeg-progressive-cmyk-swapped-inks-128x64.jpg", jpegtran(["-progressive", "-copy", "all"], cmyk),
+               what="the CMYK file above made progressive by jpegtran (markers copied)",
+               exercises="CMYK inks kept on the DC-only path (a 16×8 box decodes at 1/8)",
+               expect=DECODES, header=header_facts(128, 64, components=4, progressive=True),
+               check=check_converted_blocks(CMYK_SWAPPED_PROFILE, cmyk_expected, 4))
+
+    corpus.add("icc-png-swapped-red-green-128x64.png",
+               png_with_chunks(picture, [iccp_chunk(b"swapped", SWAPPED_PROFILE)]),
+               what="PNG RGB colour blocks with an iCCP chunk: the red/green-swapped profile",
+               exercises="iCCP: the converted thumbnail shows red and green swapped",
+               expect=DECODES, header=png_header_facts(128, 64, 2, 8),
+               check=check_converted_blocks(SWAPPED_PROFILE, swapped, 1))
+    corpus.add("icc-png-broken-profile-128x64.png",
+               png_with_chunks(picture, [iccp_chunk(b"broken", BROKEN_PROFILE)]),
+               what="PNG RGB colour blocks with an iCCP chunk whose (valid zlib) data is no profile",
+               exercises="libpng drops the profile with a warning: ignored with a note, pixels as stored",
+               expect=DECODES, header=png_header_facts(128, 64, 2, 8), check=check_unusable_profile("not a profile"))
+    linear_colours = [tuple(round(255 * linear_to_srgb(v / 255)) for v in colour) for colour in COLOR_BLOCKS]
+
+    def check_gamma(data):
+        image = pillow_open(data)
+        assert image.info.get("gamma") == 1.0 and block_centres(image) == COLOR_BLOCKS
+        return "Pillow: gamma 1.0, pixels = the block table (it does not apply gAMA)"
+
+    corpus.add("png-gamma-1.0-blocks-128x64.png",
+               png_with_chunks(picture, [(b"gAMA", struct.pack(">I", 100000))]),
+               what="PNG RGB colour blocks with gAMA 1.0 (linear samples), no iCCP, sRGB or cHRM",
+               exercises="a gAMA far from 1/2.2: each sample v becomes 255·sRGB(v/255) (block centres: %s)"
+                         % ", ".join(str(c) for c in linear_colours),
+               expect=DECODES, header=png_header_facts(128, 64, 2, 8), check=check_gamma)
+
 def wallpaper_licence(file_name):
     """(copyright line, licence) for <release>/<file_name> from the Debian copyright file."""
     for paragraph in WALLPAPER_COPYRIGHT.read_text().split("\n\n"):
@@ -2404,6 +2718,26 @@ Four columns × two rows of 32×32 blocks, inks (C, M, Y, K) → expected RGB:
 The file stores Adobe-inverted samples (C' = 255 − C …) with an Adobe APP14 marker, transform 0;
 RGB = (C'·K'/255, M'·K'/255, Y'·K'/255).
 
+### Colour-managed files (`icc-*`, `png-gamma-1.0-blocks-128x64.png`)
+
+4 columns × 2 rows of equal blocks, row-major. Colour files: **(255,0,0), (0,255,0), (0,0,255),
+(255,255,0) / (255,255,255), (128,128,128), (0,0,0), (200,100,50)**; gray files: levels **0, 32,
+64, 96 / 128, 160, 192, 255**; CMYK files: the inks of the CMYK blocks above. The test profiles
+are ICC v2, written by the script byte by byte (PCS XYZ, D50 white):
+
+* **red and green swapped** (RGB, matrix/TRC): sRGB's colorants with red and green exchanged and
+  sRGB's curve as a 1024-entry table. Converted to sRGB, **(R, G, B) becomes (G, R, B)** (±1).
+* **linear gray** (gray, identity curve): a level v becomes **255·sRGB(v/255)**, sRGB(x) being
+  the sRGB encoding of linear x: 0, 99, 137, 165 / 188, 208, 225, 255.
+* **cyan and magenta swapped** (CMYK, output class, one lut16 A2B0 tag on a 9⁴ grid): inks
+  (C, M, Y, K) in 0…1 give the sRGB colour **((1 − M)(1 − K), (1 − C)(1 − K), (1 − Y)(1 − K))**,
+  the CMYK blocks' formula with C and M exchanged: cyan ink shows magenta, C+Y red.
+* a **broken** profile: 532 bytes starting "not an ICC profile: ", which neither LittleCMS nor
+  libpng accepts.
+
+`png-gamma-1.0-blocks-128x64.png` says by gAMA 1.0 that its samples are linear light: in sRGB each
+sample v becomes 255·sRGB(v/255) (gray 128 → 188, (200,100,50) → (229,168,122)).
+
 ### Photo crops (`jpeg-progressive-*-photo-*`)
 
 No formula: each file encodes the "aitzgorri" photo (see Photo credits) scaled (Lanczos) to the
@@ -2555,6 +2889,7 @@ def main():
     make_webp_errors(corpus, produced)
     make_gif(corpus)
     make_sniffing(corpus, produced)
+    make_color(corpus)
     make_photos(corpus)
     verify(corpus)
     write_readme(corpus)

@@ -27,6 +27,7 @@ ct_decode_options ct_default_decode_options(void) {
         .apply_orientation = 1,
         .progressive_scan_skipping = 1,
         .progressive_dc_decoding = 1,
+        .convert_to_srgb = 1,
         .cancel = NULL,
     };
     return options;

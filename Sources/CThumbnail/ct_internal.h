@@ -91,7 +91,13 @@ typedef enum ct_layout {
     CT_LAYOUT_GRAY = 1,
     CT_LAYOUT_GRAY_ALPHA = 2,
     CT_LAYOUT_RGB = 3,
-    CT_LAYOUT_RGBA = 4
+    CT_LAYOUT_RGBA = 4,
+    /**
+     * CMYK inks, 4 samples a pixel and none of them alpha: filtered plainly
+     * (never premultiplied) and written as they came, for the colour stage
+     * to turn into RGBA with the file's profile.
+     */
+    CT_LAYOUT_CMYK = 5
 } ct_layout;
 
 /**
@@ -99,7 +105,8 @@ typedef enum ct_layout {
  * (dst ≤ src in both dimensions), fed one source row at a time in order.
  * Each source pixel contributes in proportion to the area it covers in the
  * output pixel, so the result is exact for any ratio, not only integers.
- * Layouts with alpha are filtered premultiplied and written straight.
+ * Layouts with alpha are filtered premultiplied and written straight; CMYK
+ * is written as its four inks.
  *
  * Rows are summed vertically at source width (one multiply-add per sample),
  * then each finished output row is reduced horizontally.
@@ -195,6 +202,79 @@ uint8_t *ct_orient(const uint8_t *pixels, uint32_t width, uint32_t height, uint8
 
 /** Parses an EXIF (APP1 payload after "Exif\0\0") TIFF block; returns 1…8, 1 when absent or invalid. */
 uint8_t ct_exif_orientation(const uint8_t *tiff, size_t size);
+
+/* ---- colour management (ct_color.c) ------------------------------------ */
+
+/** Largest ICC profile the colour stage takes: real ones are kilobytes; a few carry megabytes of tables. */
+#define CT_COLOR_PROFILE_MAX (4u * 1024u * 1024u)
+
+/** What a finished thumbnail's pixels hold, for the colour stage. */
+typedef enum ct_color_model {
+    /** RGBA8 with R = G = B, from a gray source. */
+    CT_COLOR_MODEL_GRAY,
+    /** RGBA8. */
+    CT_COLOR_MODEL_RGB,
+    /** CMYK inks, 4 bytes a pixel (CT_LAYOUT_CMYK), turned into opaque RGBA8 by the stage. */
+    CT_COLOR_MODEL_CMYK,
+    /** As CMYK, stored inverted (JPEGs with an Adobe marker: 0 is full ink). */
+    CT_COLOR_MODEL_CMYK_INVERTED
+} ct_color_model;
+
+/**
+ * Converts a finished thumbnail (width × height pixels in `model`, straight
+ * alpha, which is never touched) in place from the ICC profile icc[0…size)
+ * to sRGB, relative colorimetric, and fills *report. Never fails: a profile
+ * that cannot be used (unparsable, over CT_COLOR_PROFILE_MAX, for another
+ * colour space, no transform) leaves the pixels as they are with
+ * CT_COLOR_IGNORED and a note; a profile equal to sRGB leaves them with
+ * CT_COLOR_SRGB. CMYK pixels always come out RGBA: without a usable profile,
+ * by ct_cmyk_ink_to_rgb. LittleCMS runs in a context of this call's own, so
+ * calls on many threads are independent; its allocations are counted in alloc
+ * and its error messages end up in the note, never on stderr.
+ */
+void ct_color_to_srgb(ct_alloc *alloc, uint8_t *pixels, uint32_t width, uint32_t height, ct_color_model model,
+                      const uint8_t *icc, size_t size, ct_color_report *report);
+
+/** CIE xy chromaticities of a white point and three primaries (a PNG cHRM chunk). */
+typedef struct ct_color_chromaticities {
+    double white_x, white_y, red_x, red_y, green_x, green_y, blue_x, blue_y;
+} ct_color_chromaticities;
+
+/**
+ * Like ct_color_to_srgb for a file that gives its colour space as an
+ * encoding gamma (PNG gAMA: 1/2.2 for sRGB-like files; 0 when absent) and
+ * chromaticities (PNG cHRM; NULL when absent), for gray or RGB pixels.
+ * Only what differs from sRGB costs anything: a gamma within 5% of 1/2.2 and
+ * chromaticities within 0.001 of sRGB's leave the pixels as they are with
+ * CT_COLOR_NONE. Gray takes the gamma alone. `description` names the source
+ * in the report.
+ */
+void ct_color_gamma_to_srgb(ct_alloc *alloc, uint8_t *pixels, uint32_t width, uint32_t height, ct_color_model model,
+                            double gamma, const ct_color_chromaticities *chromaticities, const char *description,
+                            ct_color_report *report);
+
+/** Records that the colour information was not used: status CT_COLOR_IGNORED and a printf-style note. */
+void ct_color_ignore(ct_color_report *report, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Rounded a·b/255 for a, b in 0…255. */
+static inline unsigned ct_mul255(unsigned a, unsigned b) {
+    unsigned t = a * b + 128;
+    return (t + (t >> 8)) >> 8;
+}
+
+/*
+ * One CMYK pixel to RGB without a profile. Files with an Adobe marker
+ * (Photoshop, Pillow, ImageMagick: nearly every CMYK JPEG) store inverted
+ * values, so there R = C·K/255 on the stored bytes; without one the values
+ * are taken as plain ink, R = (255−C)(255−K)/255.
+ */
+static inline void ct_cmyk_ink_to_rgb(const uint8_t ink[4], int inverted, uint8_t rgb[3]) {
+    unsigned flip = inverted ? 0 : 255;
+    unsigned c = ink[0] ^ flip, m = ink[1] ^ flip, y = ink[2] ^ flip, k = ink[3] ^ flip;
+    rgb[0] = (uint8_t)ct_mul255(c, k);
+    rgb[1] = (uint8_t)ct_mul255(m, k);
+    rgb[2] = (uint8_t)ct_mul255(y, k);
+}
 
 /* ---- the decoders (same contract as ct_probe_memory / ct_decode_memory) */
 

@@ -112,6 +112,44 @@ void ct_jpeg_memory_release(ct_jpeg_memory *memory);
 /** The message for an exceeded limit, shared with the decoder's error mapping. */
 void ct_jpeg_memory_limit_message(uint64_t limit, char *buffer, size_t size);
 
+/* ---- the ICC profile (ct_jpeg_icc.c) ---------------------------------- */
+
+/**
+ * The ICC profile of a JPEG's APP2 "ICC_PROFILE" markers, in the pieces the
+ * markers carry until the header is read, then joined. Its memory is counted
+ * in `alloc`; free it with ct_jpeg_icc_free.
+ */
+typedef struct ct_jpeg_icc {
+    ct_alloc *alloc;
+    /** Each marker's bytes by sequence number (1…count), until joined. */
+    uint8_t *chunks[256];
+    uint16_t chunk_sizes[256];
+    /** The number of markers the profile is split over; 0 before the first. */
+    int count;
+    size_t total;
+    /** An ICC_PROFILE marker was met. */
+    int seen;
+    /** The header was read: later markers are passed over. */
+    int closed;
+    /** The joined profile once closed; NULL when there is none or it cannot be used. */
+    uint8_t *profile;
+    size_t size;
+    /** Why the markers give no usable profile; empty when they do (or there are none). */
+    char problem[128];
+} ct_jpeg_icc;
+
+void ct_jpeg_icc_init(ct_jpeg_icc *icc, ct_alloc *alloc);
+/**
+ * libjpeg's APP2 marker processor's work: reads one APP2 segment from
+ * cinfo's source (which must not suspend) and keeps it when it is a piece of
+ * an ICC profile. Never raises an error: a bad piece is recorded in `problem`.
+ */
+void ct_jpeg_icc_read_marker(ct_jpeg_icc *icc, j_decompress_ptr cinfo);
+/** Called once the header is read: joins the pieces in order (or says in `problem` why not). */
+void ct_jpeg_icc_close(ct_jpeg_icc *icc);
+/** Frees the pieces and the profile. Safe on a zeroed struct. */
+void ct_jpeg_icc_free(ct_jpeg_icc *icc);
+
 /* ---- reading the stream without libjpeg ------------------------------ */
 
 /** Bytes of a ct_input, a window at a time: the whole input in memory, or a buffer's worth of a file. */
@@ -210,6 +248,8 @@ typedef struct ct_jpeg_dc_frame {
     int inverted_cmyk;
     /** Output the luma alone, as gray. */
     int luma_only;
+    /** Output CMYK as it is (CT_LAYOUT_CMYK), for the colour stage, instead of converting it to RGB. */
+    int keeps_cmyk;
     ct_jpeg_dc_component components[4];
 } ct_jpeg_dc_frame;
 
@@ -244,7 +284,7 @@ void ct_jpeg_dc_planes_free(ct_jpeg_dc_planes *planes, ct_alloc *alloc);
 
 /**
  * Makes the 1/8 image's rows from the planes, converted to the resampler's
- * layout (gray or RGB), and pushes them into it. Luma, and every component
+ * layout (gray, RGB, or CMYK when the frame keeps it), and pushes them into it. Luma, and every component
  * libjpeg also decodes from its DC alone, come out as libjpeg's 1×1 IDCT and
  * upsampling make them; components libjpeg reconstructs with a larger IDCT
  * (4:2:0 chroma at 1/8) are interpolated from their DC values.

@@ -131,7 +131,7 @@ ct_status ct_jpeg_dc_render(const ct_jpeg_dc_frame *frame, const ct_jpeg_dc_plan
                 out[4 * x + 2] = c2[x];
                 out[4 * x + 3] = c3[x];
             }
-            ct_jpeg_cmyk_to_rgb(out, width, frame->inverted_cmyk);
+            if (!frame->keeps_cmyk) ct_jpeg_cmyk_to_rgb(out, width, frame->inverted_cmyk);
             break;
         default: /* JCS_YCCK: libjpeg's ycck_cmyk_convert, then CMYK as above */
             for (uint32_t x = 0; x < width; x++) {
@@ -142,7 +142,7 @@ ct_status ct_jpeg_dc_render(const ct_jpeg_dc_frame *frame, const ct_jpeg_dc_plan
                 out[4 * x + 2] = (uint8_t)(255 - rgb[2]);
                 out[4 * x + 3] = c3[x];
             }
-            ct_jpeg_cmyk_to_rgb(out, width, frame->inverted_cmyk);
+            if (!frame->keeps_cmyk) ct_jpeg_cmyk_to_rgb(out, width, frame->inverted_cmyk);
             break;
         }
         ct_resampler_push_row(resampler, out);

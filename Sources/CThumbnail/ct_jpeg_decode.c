@@ -7,6 +7,8 @@
  * to the area filter, so neither a full-size bitmap nor the compressed file
  * (for file input) is ever held whole. Progressive files decoded at a reduced
  * scale can skip the scans the reduced IDCT never reads (ct_jpeg_scans.c).
+ * An ICC profile in the header's APP2 markers is gathered as libjpeg reads
+ * them (ct_jpeg_icc.c) and converts the finished thumbnail (ct_color.c).
  *
  * Each function here that calls into libjpeg sets the error manager's jump
  * point first: libjpeg's errors, our warning policy, the memory limit and
@@ -41,6 +43,7 @@ typedef struct ct_jpeg_decoder {
     ct_jpeg_scan_plan plan;
     ct_jpeg_path path;
     ct_jpeg_dc_planes planes; /* the DC-only path's coefficients */
+    ct_jpeg_icc icc; /* the embedded ICC profile (collected only when converting to sRGB) */
     /* libjpeg's first complaint about damaged entropy data in a file that may still be whole; "" when none */
     char damage[sizeof ((ct_thumbnail *)0)->damage];
     /* buffers */
@@ -182,9 +185,14 @@ static ct_status ct_jpeg_configure(ct_jpeg_decoder *d, const ct_decode_options *
         d->layout = CT_LAYOUT_RGB;
         break;
     case JCS_CMYK:
-    case JCS_YCCK: /* libjpeg cannot convert these to RGB: we do, per row */
+    case JCS_YCCK:
+        /*
+         * libjpeg cannot convert these to RGB. With a profile the inks go
+         * through the filter as they are and the colour stage converts the
+         * thumbnail; without one we convert each row by formula.
+         */
         cinfo->out_color_space = JCS_CMYK;
-        d->layout = CT_LAYOUT_RGB;
+        d->layout = options->convert_to_srgb && d->icc.profile != NULL ? CT_LAYOUT_CMYK : CT_LAYOUT_RGB;
         break;
     default:
         return ct_fail(error, CT_UNSUPPORTED_FEATURE, "JPEG: unsupported colour space (%d components)",
@@ -218,18 +226,30 @@ static ct_status ct_jpeg_read_header(ct_jpeg_decoder *d, const ct_limits *limits
                                      ct_error *error) {
     if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
     jpeg_read_header(&d->cinfo, TRUE);
+    if (!d->icc.closed) ct_jpeg_icc_close(&d->icc); /* the header is where a profile belongs */
     ct_status status = ct_check_limits(d->cinfo.image_width, d->cinfo.image_height, limits, error);
     if (status != CT_OK) return status;
     ct_jpeg_describe(d);
     return options == NULL ? CT_OK : ct_jpeg_configure(d, options, error);
 }
 
-/* Creates the libjpeg object with our error, memory, source and progress managers. */
+/* libjpeg's APP2 marker processor: the decoder starts with cinfo, so cinfo finds it. */
+static boolean ct_jpeg_read_app2(j_decompress_ptr cinfo) {
+    ct_jpeg_decoder *d = (ct_jpeg_decoder *)cinfo;
+    ct_jpeg_icc_read_marker(&d->icc, cinfo);
+    return TRUE;
+}
+
+/*
+ * Creates the libjpeg object with our error, memory, source and progress
+ * managers; with read_icc, APP2 markers are read for an ICC profile.
+ */
 static ct_status ct_jpeg_open(ct_jpeg_decoder *d, ct_input *input, const ct_limits *limits,
-                              const ct_cancel_token *cancel, ct_error *error) {
+                              const ct_cancel_token *cancel, int read_icc, ct_error *error) {
     memset(d, 0, sizeof *d);
     d->input = input;
     d->cancel = cancel;
+    ct_jpeg_icc_init(&d->icc, &d->alloc);
     ct_jpeg_error_init(&d->error, ct_jpeg_warning);
     d->cinfo.err = &d->error.pub;
     if (setjmp(d->error.jump)) return ct_jpeg_failure(d, error);
@@ -240,6 +260,7 @@ static ct_status ct_jpeg_open(ct_jpeg_decoder *d, ct_input *input, const ct_limi
     d->progress.progress_monitor = ct_jpeg_progress;
     d->cinfo.progress = &d->progress;
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    if (read_icc) jpeg_set_marker_processor(&d->cinfo, JPEG_APP0 + 2, ct_jpeg_read_app2);
     return CT_OK;
 }
 
@@ -252,6 +273,7 @@ static void ct_jpeg_close(ct_jpeg_decoder *d) {
     d->rows = NULL;
     ct_jpeg_scan_plan_free(&d->plan, &d->alloc);
     ct_jpeg_dc_planes_free(&d->planes, &d->alloc);
+    ct_jpeg_icc_free(&d->icc);
     ct_jpeg_source_free(&d->source, &d->alloc);
 }
 
@@ -291,28 +313,9 @@ static ct_status ct_jpeg_plan_skipping(ct_jpeg_decoder *d, ct_error *error) {
 
 /* ---- scanlines ---- */
 
-/* Rounded a·b/255 for a, b in 0…255. */
-static inline unsigned ct_mul255(unsigned a, unsigned b) {
-    unsigned t = a * b + 128;
-    return (t + (t >> 8)) >> 8;
-}
-
-/*
- * CMYK to RGB in place (4 bytes in, 3 out per pixel). Files with an Adobe
- * marker (Photoshop, Pillow, ImageMagick: nearly every CMYK JPEG) store
- * inverted values, so there R = C·K/255 on the stored bytes; without one
- * the values are taken as plain ink, R = (255−C)(255−K)/255.
- */
+/* CMYK to RGB in place (4 bytes in, 3 out per pixel), by formula (ct_cmyk_ink_to_rgb). */
 void ct_jpeg_cmyk_to_rgb(uint8_t *row, uint32_t width, int inverted) {
-    unsigned flip = inverted ? 0 : 255;
-    for (uint32_t x = 0; x < width; x++) {
-        const uint8_t *in = row + (size_t)x * 4;
-        unsigned c = in[0] ^ flip, m = in[1] ^ flip, y = in[2] ^ flip, k = in[3] ^ flip;
-        uint8_t *out = row + (size_t)x * 3;
-        out[0] = (uint8_t)ct_mul255(c, k);
-        out[1] = (uint8_t)ct_mul255(m, k);
-        out[2] = (uint8_t)ct_mul255(y, k);
-    }
+    for (uint32_t x = 0; x < width; x++) ct_cmyk_ink_to_rgb(row + (size_t)x * 4, inverted, row + (size_t)x * 3);
 }
 
 /* The thumbnail's pixels, and the area filter into them from a width × height image. */
@@ -363,12 +366,12 @@ static ct_status ct_jpeg_decode_rows(ct_jpeg_decoder *d, ct_error *error) {
     if (ct_jpeg_ran_short(d)) return ct_jpeg_truncated(error);
     ct_status status = ct_jpeg_prepare_output(d, error);
     if (status != CT_OK) return status;
-    int cmyk = cinfo->out_color_space == JCS_CMYK;
+    int cmyk_to_rgb = cinfo->out_color_space == JCS_CMYK && d->layout == CT_LAYOUT_RGB;
     while (cinfo->output_scanline < cinfo->output_height) {
         JDIMENSION count = jpeg_read_scanlines(cinfo, d->row_pointers, CT_JPEG_BATCH_ROWS);
         if (ct_jpeg_ran_short(d)) return ct_jpeg_truncated(error);
         for (JDIMENSION i = 0; i < count; i++) {
-            if (cmyk) ct_jpeg_cmyk_to_rgb(d->row_pointers[i], cinfo->output_width, cinfo->saw_Adobe_marker);
+            if (cmyk_to_rgb) ct_jpeg_cmyk_to_rgb(d->row_pointers[i], cinfo->output_width, cinfo->saw_Adobe_marker);
             ct_resampler_push_row(&d->resampler, d->row_pointers[i]);
         }
     }
@@ -422,6 +425,7 @@ static void ct_jpeg_describe_frame(const ct_jpeg_decoder *d, ct_jpeg_dc_frame *f
     frame->color_space = cinfo->jpeg_color_space;
     frame->inverted_cmyk = cinfo->saw_Adobe_marker;
     frame->luma_only = cinfo->jpeg_color_space == JCS_YCbCr && d->layout == CT_LAYOUT_GRAY;
+    frame->keeps_cmyk = d->layout == CT_LAYOUT_CMYK;
     for (int i = 0; i < cinfo->num_components; i++) {
         const jpeg_component_info *info = &cinfo->comp_info[i];
         ct_jpeg_dc_component *component = &frame->components[i];
@@ -475,11 +479,40 @@ static ct_status ct_jpeg_decode_with_libjpeg(ct_jpeg_decoder *d, const ct_decode
     return status;
 }
 
+/* ---- colour ---- */
+
+/*
+ * The colour stage on the finished (pre-orientation) thumbnail. A luma-only
+ * decode is left alone: its gray is one plane of the file's encoding, not a
+ * colour its profile describes, and the option exists to compare planes.
+ */
+static void ct_jpeg_manage_color(ct_jpeg_decoder *d, ct_color_report *report) {
+    const struct jpeg_decompress_struct *cinfo = &d->cinfo;
+    if (d->icc.problem[0] != 0) {
+        ct_color_ignore(report, "%s", d->icc.problem);
+        return;
+    }
+    if (d->icc.profile == NULL) return;
+    ct_color_model model;
+    if (d->layout == CT_LAYOUT_CMYK) {
+        model = cinfo->saw_Adobe_marker ? CT_COLOR_MODEL_CMYK_INVERTED : CT_COLOR_MODEL_CMYK;
+    } else if (d->layout == CT_LAYOUT_RGB) { /* YCbCr or RGB: a CMYK file with a profile keeps its inks */
+        model = CT_COLOR_MODEL_RGB;
+    } else if (cinfo->jpeg_color_space == JCS_GRAYSCALE) {
+        model = CT_COLOR_MODEL_GRAY;
+    } else {
+        ct_color_ignore(report, "a luma-only decode is not colour-managed");
+        return;
+    }
+    ct_color_to_srgb(&d->alloc, d->pixels, d->thumb_width, d->thumb_height, model, d->icc.profile, d->icc.size,
+                     report);
+}
+
 /* ---- entry points ---- */
 
 ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
     ct_jpeg_decoder d;
-    ct_status status = ct_jpeg_open(&d, input, limits, NULL, error);
+    ct_status status = ct_jpeg_open(&d, input, limits, NULL, 0, error);
     if (status == CT_OK) status = ct_jpeg_read_header(&d, limits, NULL, error);
     if (status == CT_OK) *info = d.info;
     ct_jpeg_close(&d);
@@ -489,7 +522,7 @@ ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info 
 ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                          ct_error *error) {
     ct_jpeg_decoder d;
-    ct_status status = ct_jpeg_open(&d, input, &options->limits, options->cancel, error);
+    ct_status status = ct_jpeg_open(&d, input, &options->limits, options->cancel, options->convert_to_srgb, error);
     if (status == CT_OK) status = ct_jpeg_read_header(&d, &options->limits, options, error);
     if (status == CT_OK && ct_jpeg_may_decode_dc(&d, options)) {
         int fell_back;
@@ -498,6 +531,9 @@ ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_t
         else if (status == CT_OK) status = ct_jpeg_start_over(&d, options, error);
     }
     if (status == CT_OK && d.path != CT_JPEG_PATH_DC_ONLY) status = ct_jpeg_decode_with_libjpeg(&d, options, error);
+    ct_color_report color;
+    memset(&color, 0, sizeof color);
+    if (status == CT_OK) ct_jpeg_manage_color(&d, &color);
     uint8_t scale = (uint8_t)d.cinfo.scale_num;
     ct_jpeg_path path = d.path;
     ct_jpeg_close(&d);
@@ -514,6 +550,7 @@ ct_status ct_jpeg_decode(ct_input *input, const ct_decode_options *options, ct_t
     thumbnail->source = d.info;
     thumbnail->scale_numerator = scale;
     thumbnail->jpeg_path = path;
+    thumbnail->color = color;
     thumbnail->peak_bytes = d.alloc.peak;
     memcpy(thumbnail->damage, d.damage, sizeof thumbnail->damage);
     return CT_OK;

@@ -45,6 +45,8 @@ typedef struct ct_png_reader {
     uint64_t chunk_end;
     /* the last libpng warning: it says why libpng rejected an IHDR */
     char warning[128];
+    /* the first warning about the iCCP chunk: why libpng dropped the profile */
+    char icc_warning[128];
     /* a nonzero status means the failure is already recorded here */
     ct_error error;
     uint8_t *row;
@@ -83,6 +85,8 @@ static void ct_png_warning(png_structp png, png_const_charp message) {
     /* Warnings are expected (bad ancillary CRCs, palette index overflow): keep them quiet. */
     ct_png_reader *r = png_get_error_ptr(png);
     snprintf(r->warning, sizeof r->warning, "%s", message);
+    if (r->icc_warning[0] == 0 && strstr(message, "iCCP") != NULL)
+        snprintf(r->icc_warning, sizeof r->icc_warning, "%s", message);
 }
 
 /* Turns a libpng error message into a status and message, unless a callback already recorded one. */
@@ -167,7 +171,11 @@ static void ct_png_apply_limits(png_structp png, const ct_limits *limits) {
     png_set_chunk_cache_max(png, CT_PNG_CHUNK_CACHE_MAX);
 }
 
-static ct_status ct_png_open(ct_png_reader *r, ct_input *input, const ct_limits *limits) {
+/* The chunks that describe the colour space, in the order they take precedence. */
+static const png_byte ct_png_color_chunks[] = "iCCP\0sRGB\0gAMA\0cHRM";
+
+/* read_color: libpng also reads the chunks that describe the colour space. */
+static ct_status ct_png_open(ct_png_reader *r, ct_input *input, const ct_limits *limits, int read_color) {
     memset(r, 0, sizeof *r);
     r->input = input;
     r->limits = limits;
@@ -182,10 +190,13 @@ static ct_status ct_png_open(ct_png_reader *r, ct_input *input, const ct_limits 
     ct_png_apply_limits(r->png, limits);
     /*
      * Only IHDR, PLTE, tRNS and IDAT matter for the pixels: libpng skips every
-     * other chunk unparsed (no text or ICC decompression, nothing stored), so
-     * defects in them cannot stop the decode.
+     * other chunk unparsed (no text decompression, nothing stored), so
+     * defects in them cannot stop the decode. The colour stage adds iCCP,
+     * sRGB, gAMA and cHRM, which libpng checks and drops with a warning when
+     * they are damaged.
      */
     png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+    if (read_color) png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_AS_DEFAULT, ct_png_color_chunks, 4);
     /* A bad CRC stops the decode in a critical chunk; an ancillary chunk is dropped with a warning. */
     png_set_crc_action(r->png, PNG_CRC_DEFAULT, PNG_CRC_WARN_DISCARD);
     /* Defects libpng calls benign (an out-of-range palette index, for one) are warnings, not errors. */
@@ -256,7 +267,7 @@ ct_status ct_png_probe(ct_input *input, const ct_limits *limits, ct_image_info *
         return status;
     }
     ct_png_reader reader;
-    status = ct_png_open(&reader, input, limits);
+    status = ct_png_open(&reader, input, limits, 0);
     if (status == CT_OK) status = ct_png_probe_header(&reader, info);
     ct_png_close(&reader);
     if (status != CT_OK) {
@@ -339,6 +350,43 @@ static ct_status ct_png_prepare_output(ct_png_reader *r, const ct_image_info *in
                               dst_height, &r->error);
 }
 
+/*
+ * The colour stage on the finished thumbnail, from the first chunk that
+ * applies: iCCP, then sRGB, then gAMA and cHRM. A profile libpng dropped
+ * (damaged, or for gray on a colour image) is reported with its warning,
+ * not replaced by the chunks after it.
+ */
+static CT_PNG_OUT_OF_LINE void ct_png_manage_color(ct_png_reader *r, int gray, ct_thumbnail *result) {
+    png_structp png = r->png;
+    png_infop info = r->info;
+    ct_color_model model = gray ? CT_COLOR_MODEL_GRAY : CT_COLOR_MODEL_RGB;
+    png_charp name;
+    int compression;
+    png_bytep profile;
+    png_uint_32 length;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &length) != 0) {
+        ct_color_to_srgb(&r->alloc, r->output.pixels, result->width, result->height, model, profile, length, &result->color);
+    } else if (r->icc_warning[0] != 0) {
+        ct_color_ignore(&result->color, "libpng dropped the iCCP chunk (%s)", r->icc_warning);
+    } else if (png_get_valid(png, info, PNG_INFO_sRGB) != 0) {
+        result->color.status = CT_COLOR_SRGB;
+        snprintf(result->color.profile, sizeof result->color.profile, "PNG sRGB chunk");
+    } else {
+        double gamma = 0;
+        if (png_get_gAMA(png, info, &gamma) == 0) gamma = 0;
+        ct_color_chromaticities c;
+        int has_chromaticities = png_get_cHRM(png, info, &c.white_x, &c.white_y, &c.red_x, &c.red_y, &c.green_x,
+                                              &c.green_y, &c.blue_x, &c.blue_y) != 0;
+        char description[64];
+        if (gamma > 0)
+            snprintf(description, sizeof description, "PNG gAMA %.5f%s", gamma, has_chromaticities ? ", cHRM" : "");
+        else
+            snprintf(description, sizeof description, "PNG cHRM");
+        ct_color_gamma_to_srgb(&r->alloc, r->output.pixels, result->width, result->height, model, gamma,
+                               has_chromaticities ? &c : NULL, description, &result->color);
+    }
+}
+
 static CT_PNG_OUT_OF_LINE ct_status ct_png_decode_steps(ct_png_reader *r, const ct_decode_options *options,
                                                         ct_thumbnail *result) {
     ct_status status = ct_png_read_header(r, &result->source);
@@ -358,6 +406,7 @@ static CT_PNG_OUT_OF_LINE ct_status ct_png_decode_steps(ct_png_reader *r, const 
     if (status != CT_OK) return status;
     /* Reads to IEND: checks the last IDAT's CRC and refuses a file cut short after the pixels. */
     png_read_end(r->png, r->info);
+    if (options->convert_to_srgb) ct_png_manage_color(r, channels <= 2, result);
     return CT_OK;
 }
 
@@ -377,7 +426,7 @@ ct_status ct_png_decode(ct_input *input, const ct_decode_options *options, ct_th
     ct_png_reader reader;
     ct_thumbnail result;
     memset(&result, 0, sizeof result);
-    status = ct_png_open(&reader, input, &options->limits);
+    status = ct_png_open(&reader, input, &options->limits, options->convert_to_srgb);
     if (status == CT_OK) status = ct_png_decode_image(&reader, options, &result);
     ct_png_close(&reader);
     return ct_row_output_deliver(&reader.output, &reader.alloc, status, &reader.error, &result, thumbnail, error);

@@ -27,8 +27,8 @@
  * frame is scaled by the canvas's ratio into its own rectangle of the
  * thumbnail (edges rounded to whole thumbnail pixels). Over a transparent
  * canvas alpha-blending and overwriting give the same pixels, so the
- * frame's blend method makes no difference here. No colour management: an
- * ICCP chunk is left alone.
+ * frame's blend method makes no difference here. An ICCP chunk's profile
+ * converts the finished thumbnail to sRGB (ct_color.c), as for JPEG and PNG.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +86,7 @@ typedef struct ct_webp_decoder {
     uint32_t thumb_width, thumb_height;
     uint8_t *pixels;
     size_t pixel_bytes;
+    ct_color_report color;
 } ct_webp_decoder;
 
 static uint32_t ct_webp_le24(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16; }
@@ -200,6 +201,15 @@ static uint8_t ct_webp_orientation(const WebPDemuxer *demux) {
     uint8_t orientation = ct_exif_orientation(tiff, size);
     WebPDemuxReleaseChunkIterator(&chunk);
     return orientation;
+}
+
+/* Converts the thumbnail to sRGB from the ICCP chunk's profile, when the file has one. */
+static void ct_webp_manage_color(ct_webp_decoder *d) {
+    WebPChunkIterator chunk;
+    if (!WebPDemuxGetChunk(d->demux, "ICCP", 1, &chunk)) return;
+    ct_color_to_srgb(&d->alloc, d->pixels, d->thumb_width, d->thumb_height, CT_COLOR_MODEL_RGB, chunk.chunk.bytes,
+                     chunk.chunk.size, &d->color);
+    WebPDemuxReleaseChunkIterator(&chunk);
 }
 
 /*
@@ -364,7 +374,9 @@ static ct_status ct_webp_decode_image(ct_webp_decoder *d, const ct_decode_option
         return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for a %ux%u thumbnail", d->thumb_width,
                        d->thumb_height);
     ct_alloc_note(&d->alloc, (int64_t)d->pixel_bytes);
-    return ct_webp_decode_frame(d, options->cancel, error);
+    ct_status status = ct_webp_decode_frame(d, options->cancel, error);
+    if (status == CT_OK && options->convert_to_srgb) ct_webp_manage_color(d);
+    return status;
 }
 
 /* ---- entry points ---- */
@@ -400,5 +412,6 @@ ct_status ct_webp_decode(ct_input *input, const ct_decode_options *options, ct_t
     thumbnail->scale_numerator = 8;
     thumbnail->jpeg_path = CT_JPEG_PATH_NONE;
     thumbnail->peak_bytes = d.alloc.peak;
+    thumbnail->color = d.color;
     return CT_OK;
 }

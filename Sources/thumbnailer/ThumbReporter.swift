@@ -24,7 +24,8 @@ struct ThumbReporter {
                 print(record(outcome, written).text)
             } else {
                 let t = written.thumbnail, scale = t.report.map { ", scale \($0.scaleNumerator)/8" } ?? ""
-                print(TerminalText.escaped("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(t.source.width)x\(t.source.height)\(scale), \(Self.format(milliseconds: outcome.milliseconds)))"))
+                let color = (t.report?.colorProfile).flatMap(Self.describe) ?? ""
+                print(TerminalText.escaped("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(t.source.width)x\(t.source.height)\(scale)\(color), \(Self.format(milliseconds: outcome.milliseconds)))"))
             }
         case .failure(let error):
             let (kind, reason) = Self.describe(error)
@@ -40,7 +41,8 @@ struct ThumbReporter {
         }
     }
 
-    /// One input's `--json` object: where it went, the formats and sizes, the DCT scale and what the decode cost.
+    /// One input's `--json` object: where it went, the formats and sizes, the DCT scale, the colour
+    /// profile and what the decode cost.
     private func record(_ outcome: ThumbOutcome, _ written: ThumbOutcome.Written) -> JSONLine {
         let thumbnail = written.thumbnail, report = thumbnail.report
         var line = JSONLine()
@@ -56,10 +58,32 @@ struct ThumbReporter {
             line.add("scale", "\(report.scaleNumerator)/8")
             line.add("peakDecodeBytes", report.peakDecodeBytes)
             if let path = report.jpegPath { line.add("jpegPath", path.rawValue) }
+            if let color = report.colorProfile { Self.add(color, to: &line) }
             if let damage = report.damage { line.add("damage", damage) }
         }
         line.add("milliseconds", Self.rounded(outcome.milliseconds))
         return line
+    }
+
+    /// `color` (srgb, converted or ignored), `colorProfile` (the profile's description) and, when ignored, `colorNote`.
+    private static func add(_ color: ColorConversion, to line: inout JSONLine) {
+        switch color {
+        case .alreadySRGB: line.add("color", "srgb")
+        case .converted: line.add("color", "converted")
+        case .ignored(_, let reason):
+            line.add("color", "ignored")
+            line.add("colorNote", reason)
+        }
+        line.add("colorProfile", color.profile)
+    }
+
+    /// The text line's words for a conversion, or ignored profile; nothing when the file was sRGB already.
+    private static func describe(_ color: ColorConversion) -> String? {
+        switch color {
+        case .alreadySRGB: nil
+        case .converted(let profile): ", converted to sRGB from \"\(profile)\""
+        case .ignored(let profile, let reason): ", colour profile\(profile.map { " \"\($0)\"" } ?? "") ignored: \(reason)"
+        }
     }
 
     private static func rounded(_ milliseconds: Double) -> Double {

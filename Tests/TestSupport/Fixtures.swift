@@ -123,6 +123,17 @@ extension Thumbnail {
         return Double(differences.reduce(0, +)) / Double(max(differences.count, 1))
     }
 
+    /// PSNR over the colour channels against another thumbnail of the same size; infinite when identical.
+    public func peakSignalToNoiseRatio(against other: Thumbnail) -> Double {
+        precondition(width == other.width && height == other.height)
+        var squares = 0.0, count = 0
+        for (index, (a, b)) in zip(pixels, other.pixels).enumerated() where index % 4 != 3 {
+            squares += Double((Int(a) - Int(b)) * (Int(a) - Int(b)))
+            count += 1
+        }
+        return squares == 0 ? .infinity : 10 * log10(255 * 255 / (squares / Double(count)))
+    }
+
     private static func channelDifferences(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> [Int] {
         zip(a, b).map { abs(Int($0) - Int($1)) }
     }

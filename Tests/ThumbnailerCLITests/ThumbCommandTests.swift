@@ -259,4 +259,24 @@ import ThumbnailKit
                 "peak RSS \(run.peakResidentBytes >> 20) MiB (the YUV frame is \(yuvFrameBytes >> 20) MiB)")
         #endif
     }
+
+    @Test func theJSONAndTheLineSayWhichColourProfileWasApplied() throws {
+        let converted = Fixtures.testImage("icc-jpeg-swapped-red-green-128x64.jpg")
+        let ignored = Fixtures.testImage("icc-jpeg-misnumbered-marker-128x64.jpg")
+        let json = try ChildProcess.run(["thumb", converted, ignored, "--json", "-o", directory.path])
+        #expect(json.status == 0, "\(json.standardError)")
+        let records = try json.standardOutput.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(records.count == 2)
+        #expect(records.first?["color"] as? String == "converted")
+        #expect(records.first?["colorProfile"] as? String == "Thumbnailer test: red and green swapped")
+        #expect(records.last?["color"] as? String == "ignored")
+        #expect(records.last?["colorNote"] as? String == "an ICC_PROFILE marker is numbered 0 of 3")
+        #expect(records.last?["colorProfile"] == nil)
+
+        let text = try ChildProcess.run(["thumb", converted, "-o", path("out.png")])
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.standardOutput.contains("converted to sRGB from \"Thumbnailer test: red and green swapped\""))
+    }
 }

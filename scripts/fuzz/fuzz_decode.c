@@ -2,12 +2,13 @@
  * libFuzzer harness over the C decode module: every input is decoded from
  * memory with options drawn from its length, so one corpus exercises the
  * DCT scales, the area filter at many ratios, orientation, scan skipping,
- * the DC-only progressive path and the limits. Half the inputs are decoded
- * into a box of 1/8 of their size (read from their header), the scale where
- * the DC-only path runs. Crashes, leaks, undefined behaviour and hangs are
- * findings; decode errors are not. At exit it says how many decodes each
- * format and each JPEG path completed, so a run shows it reached the
- * format's decoder and the DC-only path.
+ * the DC-only progressive path, the colour stage (ICC profiles, gAMA and
+ * cHRM) and the limits. Half the inputs are decoded into a box of 1/8 of
+ * their size (read from their header), the scale where the DC-only path
+ * runs. Crashes, leaks, undefined behaviour and hangs are findings; decode
+ * errors are not. At exit it says how many decodes each format and each
+ * JPEG path completed, so a run shows it reached the format's decoder and
+ * the DC-only path.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     options.progressive_scan_skipping = (size / 98) % 4 != 0;
     options.progressive_dc_decoding = (size / 98) % 4 != 1;
     options.jpeg_luma_only = (size / 392) % 2 == 0;
+    options.convert_to_srgb = (size / 784) % 4 != 0;
     /* Keep allocations small enough for the fuzzer's RSS limit. */
     options.limits.max_pixels = 16u * 1024 * 1024;
     options.limits.max_decoder_memory = 256u * 1024 * 1024;

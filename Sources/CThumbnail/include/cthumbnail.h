@@ -11,6 +11,8 @@
  * ct_image_info.whole_image_bytes_per_pixel). Peak memory is bounded by the
  * thumbnail, a few source rows and the library's own working memory, and
  * every decode reports the peak it reached.
+ * A file that declares its colour space (an ICC profile, a PNG gAMA/cHRM) has
+ * the finished thumbnail converted to sRGB with LittleCMS.
  *
  * Errors never unwind past this API: libjpeg/libpng's longjmp stays inside
  * the C functions (giflib returns codes), and every failure comes back as a ct_status with a
@@ -180,11 +182,23 @@ typedef struct ct_decode_options {
      * Other colour spaces, and PNGs, are unaffected.
      */
     uint8_t jpeg_luma_only;
+    /**
+     * Nonzero: a thumbnail whose file describes its colours (an embedded ICC
+     * profile: JPEG APP2, PNG iCCP; a PNG gAMA/cHRM far from sRGB's) is
+     * converted to sRGB with LittleCMS (relative colorimetric), once the
+     * thumbnail is made, so the cost is per thumbnail, not per source pixel.
+     * A profile that cannot be used leaves the pixels as decoded; see
+     * ct_thumbnail.color. Zero: colour information is not even read.
+     */
+    uint8_t convert_to_srgb;
     /** May be NULL. Checked between scanline batches (WebP: between slices of data). */
     const ct_cancel_token *cancel;
 } ct_decode_options;
 
-/** Options with a 256×256 box, default limits, orientation applied, scan skipping and DC-only decoding on. */
+/**
+ * Options with a 256×256 box, default limits, orientation applied, scan
+ * skipping, DC-only decoding and conversion to sRGB on.
+ */
 ct_decode_options ct_default_decode_options(void);
 
 /** Which decoder read a JPEG's entropy data. */
@@ -197,6 +211,30 @@ typedef enum ct_jpeg_path {
     /** The DC-only decoder: a progressive file's DC scans, one coefficient per block. */
     CT_JPEG_PATH_DC_ONLY = 3
 } ct_jpeg_path;
+
+/** What became of the colour information a file carries. */
+typedef enum ct_color_status {
+    /** The file says nothing about its colours (or convert_to_srgb was off): taken as sRGB. */
+    CT_COLOR_NONE = 0,
+    /** The file says sRGB (a PNG sRGB chunk, or a profile equal to sRGB): nothing to convert. */
+    CT_COLOR_SRGB = 1,
+    /** The thumbnail was converted from the file's colour space to sRGB. */
+    CT_COLOR_CONVERTED = 2,
+    /** The colour information could not be used (see note): the pixels are as decoded. */
+    CT_COLOR_IGNORED = 3
+} ct_color_status;
+
+/** The colour stage's outcome. Strings are NUL-terminated ASCII, cut to fit. */
+typedef struct ct_color_report {
+    ct_color_status status;
+    /**
+     * The profile's description (its desc tag), or what stood for one (a PNG
+     * sRGB chunk, "PNG gAMA 1.00000"); empty when not known.
+     */
+    char profile[64];
+    /** For CT_COLOR_IGNORED: why; empty otherwise. */
+    char note[128];
+} ct_color_report;
 
 /** A decoded thumbnail and what making it cost. */
 typedef struct ct_thumbnail {
@@ -215,13 +253,15 @@ typedef struct ct_thumbnail {
     uint8_t scale_numerator;
     /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for the other formats). */
     ct_jpeg_path jpeg_path;
+    /** What was done about the file's colour space. */
+    ct_color_report color;
     /**
      * Peak bytes allocated during the decode: this module's buffers plus what
-     * libjpeg/libpng requested through their memory managers. libwebp has no
-     * allocator hook: for WebP this counts the held file and an estimate of
-     * libwebp's working memory (see ct_webp_decode.c for what it covers). For
-     * GIF, giflib's blocks (decoder state, palettes) are counted by their
-     * sizes, as giflib has no hooks either.
+     * libjpeg/libpng and LittleCMS requested through their memory managers.
+     * libwebp has no allocator hook: for WebP this counts the held file and
+     * an estimate of libwebp's working memory (see ct_webp_decode.c for what
+     * it covers). For GIF, giflib's blocks (decoder state, palettes) are
+     * counted by their sizes, as giflib has no hooks either.
      */
     uint64_t peak_bytes;
     /**

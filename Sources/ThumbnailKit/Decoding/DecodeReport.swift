@@ -1,6 +1,6 @@
 import CThumbnail
 
-/// Facts about one decode: the source, the path taken and the memory it needed.
+/// Facts about one decode: the source, the path taken, the colour conversion and the memory it needed.
 public struct DecodeReport: Sendable, Hashable {
     /// What the source's header says: format, stored size, orientation, alpha.
     public let source: ImageHeader
@@ -10,8 +10,11 @@ public struct DecodeReport: Sendable, Hashable {
     public let jpegPath: JPEGDecodePath?
     /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
-    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's allocations
-    /// (giflib's, which it does not report, by their known sizes).
+    /// What was done about the colour space the file declares; `nil` when it
+    /// declares none (or conversion was off), so its values were taken as sRGB.
+    public let colorProfile: ColorConversion?
+    /// Peak bytes the decode held: the C module's buffers plus libjpeg/libpng's and LittleCMS's
+    /// allocations (giflib's, which it does not report, by their known sizes).
     /// libwebp cannot be watched: for WebP this is the file held in memory, the thumbnail
     /// and an estimate of libwebp's working memory (its whole-frame buffers, row caches and state).
     public let peakDecodeBytes: Int
@@ -27,6 +30,7 @@ public struct DecodeReport: Sendable, Hashable {
         source = ImageHeader(thumbnail.source)
         scaleNumerator = Int(thumbnail.scale_numerator)
         jpegPath = JPEGDecodePath(thumbnail.jpeg_path)
+        colorProfile = ColorConversion(thumbnail.color)
         peakDecodeBytes = Int(clamping: thumbnail.peak_bytes)
         let damage = String(cCharacters: thumbnail.damage)
         self.damage = damage.isEmpty ? nil : damage

@@ -51,7 +51,7 @@ public final class ThumbnailPipeline: Sendable {
         public var retryPolicy: RetryPolicy
         /// The largest original accepted, announced or streamed. Default: 50 MB.
         public var maximumDownloadBytes: Int
-        /// Limits and orientation for every decode (its size is each request's). Default: ``ThumbnailDecoder/init(size:limits:appliesOrientation:progressivePath:)``.
+        /// Limits and orientation for every decode (its size is each request's). Default: ``ThumbnailDecoder/init(size:limits:appliesOrientation:progressivePath:convertsToSRGB:)``.
         public var decoder: ThumbnailDecoder
         /// How thumbnails are encoded for the disk tier. Default: JPEG quality 85, PNG with alpha.
         public var encoder: ThumbnailEncoder

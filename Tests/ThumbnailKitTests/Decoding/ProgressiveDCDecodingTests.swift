@@ -198,16 +198,3 @@ import Testing
         #expect(try #require(libjpeg.report).peakDecodeBytes > blocks * 64 * 2, "libjpeg keeps every coefficient")
     }
 }
-
-extension Thumbnail {
-    /// PSNR over the colour channels against another thumbnail of the same size; infinite when identical.
-    func peakSignalToNoiseRatio(against other: Thumbnail) -> Double {
-        precondition(width == other.width && height == other.height)
-        var squares = 0.0, count = 0
-        for (index, (a, b)) in zip(pixels, other.pixels).enumerated() where index % 4 != 3 {
-            squares += Double((Int(a) - Int(b)) * (Int(a) - Int(b)))
-            count += 1
-        }
-        return squares == 0 ? .infinity : 10 * log10(255 * 255 / (squares / Double(count)))
-    }
-}
