@@ -115,9 +115,11 @@ import ThumbnailKit
         }
     }
 
-    @Test func cancellingTheCallerStopsTheTransferAndThrowsCancellationError() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheCallerStopsTheTransferAndThrowsCancellationError() async throws {
+        // 1 kB, then nothing until a gate that never opens: only the cancel can end the transfer.
         var behavior = TestHTTPServer.Behavior(body: body)
-        behavior.trickle = (chunk: 1_000, pause: .milliseconds(20))
+        behavior.holdAfter = (bytes: 1_000, gate: ResponseGate())
         server.route("/slow.jpg", behavior)
         let started = Mutex(false)
         let task = Task {

@@ -30,10 +30,10 @@ import ThumbnailKit
         return ListController(rows: rows)
     }
 
-    /// A slow response: about three seconds of trickled body, so a row can
-    /// leave mid-transfer, and only a client that hangs up early ends it early.
-    static func slow(_: Int, _ behavior: inout TestHTTPServer.Behavior) {
-        behavior.trickle = (chunk: max(1, behavior.body.count / 30), pause: .milliseconds(100))
+    /// A response held mid-body until `gate` opens, so a row can leave mid-transfer
+    /// however busy the machine is, and only a client that hangs up ends it early.
+    static func held(by gate: ResponseGate) -> (Int, inout TestHTTPServer.Behavior) -> Void {
+        { _, behavior in behavior.holdAfter = (bytes: behavior.body.count / 2, gate: gate) }
     }
 
     @Test func aRowShownWhilePrefetchingAdoptsTheDownload() async throws {
@@ -52,20 +52,24 @@ import ThumbnailKit
         #expect(pipeline.statistics.downloads == 5 && pipeline.statistics.decodes == 5)
     }
 
-    @Test func aRowThatScrollsAwayCancelsItsDownload() async throws {
-        let list = try makeList(rows: 10, behavior: Self.slow)
+    @Test(.timeLimit(.minutes(1)))
+    func aRowThatScrollsAwayCancelsItsDownload() async throws {
+        let list = try makeList(rows: 10, behavior: Self.held(by: ResponseGate()))
         list.display(rows: 0..<1)
         #expect(try await eventually { self.server.requestCount("/0.png") == 1 })
         list.display(rows: 5..<6)
         #expect(try await eventually { self.server.earlyCloseCount("/0.png") == 1 })
     }
 
-    @Test func aRowThatScrollsAwayLeavesWorkAnotherWaiterNeeds() async throws {
-        let list = try makeList(rows: 10, behavior: Self.slow)
+    @Test(.timeLimit(.minutes(1)))
+    func aRowThatScrollsAwayLeavesWorkAnotherWaiterNeeds() async throws {
+        let gate = ResponseGate()
+        let list = try makeList(rows: 10, behavior: Self.held(by: gate))
         let otherWaiter = Task { try await pipeline.thumbnail(for: ThumbnailRequest(url: server.url("/0.png"), size: .fit(32))) }
         list.display(rows: 0..<1)
-        #expect(try await eventually { self.server.requestCount("/0.png") == 1 })
+        #expect(try await eventually { self.server.requestCount("/0.png") == 1 && self.server.heldResponses == 1 })
         list.display(rows: 5..<6)
+        gate.open()
         #expect(try await NumberedImage.number(in: otherWaiter.value) == 0)
         #expect(server.requestCount("/0.png") == 1 && server.earlyCloseCount("/0.png") == 0)
     }
