@@ -7,7 +7,8 @@
 #
 # FUZZ_JOBS=N (default 1) runs N fuzzers per format side by side, each on a
 # corpus of its own (seeded from the shared one, merged back at the end), and
-# adds up their executions: one per core.
+# adds up their executions: one per core. FUZZ_MAX_LEN=BYTES caps the size of
+# the inputs the fuzzer makes (libFuzzer's -max_len; default: its own choice).
 #
 # Corpora grow under .build-fuzz/corpus-FORMAT (git-ignored) and are reused;
 # crashes land in .build-fuzz/findings-FORMAT/. Exits 1 if anything was found.
@@ -15,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 jobs="${FUZZ_JOBS:-1}"
+max_len="${FUZZ_MAX_LEN:-}"
 shift || true
 formats=("$@")
 [ ${#formats[@]} -gt 0 ] || formats=(jpeg png webp gif)
@@ -53,7 +55,7 @@ for format in "${formats[@]}"; do
     for job in $(seq "$jobs"); do
         mkdir -p "$corpus-$job"
         cp -n "$corpus"/* "$corpus-$job/"
-        "$harness" "$corpus-$job" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        "$harness" "$corpus-$job" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 ${max_len:+-max_len="$max_len"} \
             -artifact_prefix="$findings/" -print_final_stats=1 >"$work/fuzz-$format-$job.log" 2>&1 &
         pids+=("$!")
     done
