@@ -162,8 +162,15 @@ def jpeg_header(path):
 
 
 def webp_header(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    chunks, offset = [], 12  # the RIFF container's chunk names, in order
+    while offset + 8 <= len(data):
+        size = struct.unpack("<I", data[offset + 4:offset + 8])[0]
+        chunks.append(data[offset:offset + 4])
+        offset += 8 + size + (size & 1)
+    kind = "lossless" if b"VP8L" in chunks else "lossy"
     with Image.open(path) as im:
-        kind = "lossless" if im.info.get("lossless") else "lossy"
         return dict(width=im.size[0], height=im.size[1], format=f"WebP {kind} {im.mode}",
                     has_alpha=im.mode == "RGBA")
 
