@@ -77,6 +77,21 @@ import Testing
         #expect(tmux.value("#{cursor_flag}") == "1", "the cursor is visible again")
         #expect(!tmux.capture(colours: false).contains("q quit"), "the list is gone from the screen")
     }
+
+    /// WebP and GIF items show thumbnails like any other, an animation its first frame.
+    @Test func webPAndGIFItemsShowThumbnails() async throws {
+        let names = ["webp-lossy-gradient-256x192.webp", "webp-lossless-rgba-67x43.webp",
+                     "webp-animated-lossy-2-frames-128x96.webp", "gif-palette-67x43.gif", "gif-animated-3-frames-40x30.gif"]
+        let feed = temporary.path("feed.json")
+        try Data(JSONFeed.listing(names.map { "file://" + Fixtures.testImage($0) })).write(to: URL(fileURLWithPath: feed))
+        let command = "env COLORTERM=truecolor \(ChildProcess.thumbnailer) browse file://\(feed)"
+            + " --cache-dir \(temporary.path("cache")) --row-height 5; sleep 60"
+        try tmux.start(command, columns: 120, rows: 40)
+        for name in names {
+            #expect(try await eventually { self.showsImage(of: name) }, "\(name): \(tmux.capture(colours: false))")
+        }
+        #expect(!tmux.capture(colours: false).contains("✗"), "\(tmux.capture(colours: false))")
+    }
 }
 
 /// `browse` as the feed misbehaves: the screen opens at once, shows the feed
