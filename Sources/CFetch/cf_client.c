@@ -40,6 +40,14 @@ typedef struct cf_transfer {
     int paused;
     /* Whether the transfer was started again on a fresh connection after a reused one answered garbage. */
     int retried_fresh;
+    /* A PUT's body: bytes copied from the request, or a file read as libcurl sends. */
+    uint8_t *upload;
+    int upload_file;
+    curl_off_t upload_size, upload_sent;
+    /* The headers the caller asked to keep, of the current response. */
+    char *kept_prefix;
+    char **kept;
+    size_t kept_count;
     /* Why we stopped the transfer ourselves, when we did; CF_DONE otherwise. */
     cf_outcome stopped_because;
     char refused_address[64];
@@ -48,6 +56,10 @@ typedef struct cf_transfer {
 } cf_transfer;
 
 static void cf_free_head(cf_transfer *t) {
+    for (size_t i = 0; i < t->kept_count; i++) free(t->kept[i]);
+    free(t->kept);
+    t->kept = NULL;
+    t->kept_count = 0;
     free(t->etag);
     free(t->last_modified);
     free(t->content_type);
@@ -62,6 +74,9 @@ static void cf_transfer_free(cf_transfer *t) {
     libcurl->curl_slist_free_all(t->headers);
     cf_free_head(t);
     free(t->redirect_target);
+    free(t->upload);
+    free(t->kept_prefix);
+    if (t->upload_file >= 0) close(t->upload_file);
     free(t);
 }
 
@@ -84,6 +99,22 @@ static void cf_keep(char **slot, char *value) {
     if (value == NULL) return;
     free(*slot);
     *slot = value;
+}
+
+/* Keeps a header line whose name begins with the kept prefix, trimmed. Nonzero when out of memory. */
+static int cf_keep_line(cf_transfer *t, const char *line, size_t length) {
+    size_t prefix_length = strlen(t->kept_prefix);
+    if (length < prefix_length || strncasecmp(line, t->kept_prefix, prefix_length) != 0) return 0;
+    while (length > 0 && isspace((unsigned char)line[length - 1])) length--;
+    char **kept = realloc(t->kept, (t->kept_count + 1) * sizeof *kept);
+    if (kept == NULL) return 1;
+    t->kept = kept;
+    char *copy = malloc(length + 1);
+    if (copy == NULL) return 1;
+    memcpy(copy, line, length);
+    copy[length] = '\0';
+    t->kept[t->kept_count++] = copy;
+    return 0;
 }
 
 static size_t cf_on_header(char *line, size_t size, size_t count, void *userdata) {
@@ -111,6 +142,10 @@ static size_t cf_on_header(char *line, size_t size, size_t count, void *userdata
     cf_keep(&t->content_type, cf_header_value(line, length, "Content-Type"));
     cf_keep(&t->retry_after, cf_header_value(line, length, "Retry-After"));
     cf_keep(&t->location, cf_header_value(line, length, "Location"));
+    if (t->kept_prefix != NULL && cf_keep_line(t, line, length) != 0) {
+        t->stopped_because = CF_NETWORK;
+        return 0;
+    }
     char *announced = cf_header_value(line, length, "Content-Length");
     if (announced != NULL) {
         char *end = NULL;
@@ -141,6 +176,8 @@ static int cf_respond(cf_transfer *t) {
         .last_modified = t->last_modified,
         .content_type = t->content_type,
         .retry_after = t->retry_after,
+        .kept_headers = (const char *const *)t->kept,
+        .kept_header_count = t->kept_count,
     };
     if (t->callbacks.on_response(t->callbacks.context, &response) != 0) {
         t->stopped_because = CF_ABORTED;
@@ -169,6 +206,36 @@ static size_t cf_on_body(char *bytes, size_t size, size_t count, void *userdata)
         t->stopped_because = CF_ABORTED;
         return 0;
     }
+}
+
+/* A PUT's body, from the copied bytes or the file, as libcurl asks for it. */
+static size_t cf_on_upload(char *buffer, size_t size, size_t count, void *userdata) {
+    cf_transfer *t = userdata;
+    curl_off_t wanted = (curl_off_t)(size * count);
+    curl_off_t left = t->upload_size - t->upload_sent;
+    if (wanted > left) wanted = left;
+    if (wanted <= 0) return 0;
+    if (t->upload != NULL) {
+        memcpy(buffer, t->upload + t->upload_sent, (size_t)wanted);
+    } else {
+        ssize_t read_count;
+        do {
+            read_count = pread(t->upload_file, buffer, (size_t)wanted, (off_t)t->upload_sent);
+        } while (read_count < 0 && errno == EINTR);
+        /* A file that shrank or cannot be read: the body would be short, so end the transfer. */
+        if (read_count <= 0) return CURL_READFUNC_ABORT;
+        wanted = read_count;
+    }
+    t->upload_sent += wanted;
+    return (size_t)wanted;
+}
+
+/* libcurl sends a body again (a reused connection that died first): start it over. */
+static int cf_on_seek(void *userdata, curl_off_t offset, int origin) {
+    cf_transfer *t = userdata;
+    if (origin != SEEK_SET || offset < 0 || offset > t->upload_size) return CURL_SEEKFUNC_CANTSEEK;
+    t->upload_sent = offset;
+    return CURL_SEEKFUNC_OK;
 }
 
 /* A socket that a process started by exec does not inherit. Linux sets the flag atomically with
@@ -227,6 +294,24 @@ static int cf_configure(cf_transfer *t, const cf_request *request, const cf_clie
     CF_SET(CURLOPT_OPENSOCKETFUNCTION, cf_open_socket);
     CF_SET(CURLOPT_OPENSOCKETDATA, t);
     if (request->user_agent != NULL) CF_SET(CURLOPT_USERAGENT, request->user_agent);
+    const char *method = request->method != NULL ? request->method : "GET";
+    if (strcmp(method, "HEAD") == 0) {
+        CF_SET(CURLOPT_NOBODY, 1L);
+    } else if (strcmp(method, "PUT") == 0) {
+        CF_SET(CURLOPT_UPLOAD, 1L);
+        CF_SET(CURLOPT_INFILESIZE_LARGE, (curl_off_t)request->upload_size);
+        CF_SET(CURLOPT_READFUNCTION, cf_on_upload);
+        CF_SET(CURLOPT_READDATA, t);
+        CF_SET(CURLOPT_SEEKFUNCTION, cf_on_seek);
+        CF_SET(CURLOPT_SEEKDATA, t);
+    } else if (strcmp(method, "GET") != 0) {
+        CF_SET(CURLOPT_CUSTOMREQUEST, method);
+    }
+    if (request->aws_sigv4 != NULL) {
+        CF_SET(CURLOPT_AWS_SIGV4, request->aws_sigv4);
+        CF_SET(CURLOPT_USERNAME, request->username != NULL ? request->username : "");
+        CF_SET(CURLOPT_PASSWORD, request->password != NULL ? request->password : "");
+    }
 #undef CF_SET
     const char *headers[3][2] = {{"If-None-Match: ", request->if_none_match},
                                  {"If-Modified-Since: ", request->if_modified_since},
@@ -239,6 +324,11 @@ static int cf_configure(cf_transfer *t, const cf_request *request, const cf_clie
         snprintf(header, length, "%s%s", headers[i][0], headers[i][1]);
         struct curl_slist *list = libcurl->curl_slist_append(t->headers, header);
         free(header);
+        if (list == NULL) return 1;
+        t->headers = list;
+    }
+    for (size_t i = 0; i < request->header_count; i++) {
+        struct curl_slist *list = libcurl->curl_slist_append(t->headers, request->headers[i]);
         if (list == NULL) return 1;
         t->headers = list;
     }
@@ -350,6 +440,7 @@ static void cf_finish(cf_client *client, cf_transfer *t, CURLcode code) {
         libcurl->curl_multi_remove_handle(client->multi, t->easy);
         t->retried_fresh = 1;
         t->header_bytes = 0;
+        t->upload_sent = 0;
         t->error[0] = '\0';
         cf_free_head(t);
         libcurl->curl_easy_setopt(t->easy, CURLOPT_FRESH_CONNECT, 1L);
@@ -501,6 +592,21 @@ void cf_client_destroy(cf_client *client) {
     free(client);
 }
 
+/* Copies a PUT's body, or opens its file, and the kept-header prefix. Nonzero on failure. */
+static int cf_take_upload(cf_transfer *t, const cf_request *request) {
+    if (request->kept_header_prefix != NULL && (t->kept_prefix = strdup(request->kept_header_prefix)) == NULL) return 1;
+    if (request->method == NULL || strcmp(request->method, "PUT") != 0) return 0;
+    t->upload_size = (curl_off_t)request->upload_size;
+    if (request->upload_path != NULL) {
+        t->upload_file = open(request->upload_path, O_RDONLY | O_CLOEXEC);
+        return t->upload_file < 0;
+    }
+    if (request->upload_size == 0) return 0;
+    if (request->upload == NULL || (t->upload = malloc(request->upload_size)) == NULL) return 1;
+    memcpy(t->upload, request->upload, request->upload_size);
+    return 0;
+}
+
 uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_callbacks *callbacks) {
     if (client == NULL || request == NULL || request->url == NULL || callbacks == NULL
         || callbacks->on_response == NULL || callbacks->on_body == NULL || callbacks->on_complete == NULL)
@@ -516,6 +622,12 @@ uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_
     t->options = &client->options;
     t->announced_length = -1;
     t->max_bytes = request->max_bytes > 0 ? request->max_bytes : INT64_MAX;
+    t->upload_file = -1;
+    if (cf_take_upload(t, request) != 0) {
+        cf_transfer_free(t);
+        free(command);
+        return 0;
+    }
     if (cf_configure(t, request, &client->options) != 0
         || libcurl->curl_easy_setopt(t->easy, CURLOPT_PRIVATE, (char *)t) != CURLE_OK) {
         cf_transfer_free(t);

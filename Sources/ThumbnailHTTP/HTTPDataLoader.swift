@@ -173,14 +173,18 @@ public final class HTTPDataLoader: DataLoading {
                 withOptionalCString(request.accept) { accept in
                     request.url.withCString { url in
                         configuration.userAgent.withCString { userAgent in
-                            var options = cf_request(
-                                url: url, if_none_match: etag, if_modified_since: lastModified, user_agent: userAgent,
-                                accept: accept, max_bytes: Int64(request.maximumBytes),
-                                connect_timeout_ms: Self.milliseconds(configuration.connectTimeout),
-                                total_timeout_ms: Self.milliseconds(configuration.transferTimeout),
-                                low_speed_limit: configuration.lowSpeedLimit,
-                                low_speed_time_s: max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up))),
-                                max_redirects: configuration.maximumRedirects)
+                            var options = cf_request()
+                            options.url = url
+                            options.if_none_match = etag
+                            options.if_modified_since = lastModified
+                            options.user_agent = userAgent
+                            options.accept = accept
+                            options.max_bytes = Int64(request.maximumBytes)
+                            options.connect_timeout_ms = Self.milliseconds(configuration.connectTimeout)
+                            options.total_timeout_ms = Self.milliseconds(configuration.transferTimeout)
+                            options.low_speed_limit = configuration.lowSpeedLimit
+                            options.low_speed_time_s = max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up)))
+                            options.max_redirects = configuration.maximumRedirects
                             return client.start(&options, &callbacks)
                         }
                     }

@@ -16,10 +16,13 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
             The screen opens at once and the feed loads inside it, tried up to --retries times; \
             when it fails, r loads it again. Keys: j/k or arrows (a row), PgUp/PgDn/space (a page), \
             g/G (top/bottom), r (retry the selected row, or the feed), q or Ctrl-C (quit). Needs a \
-            terminal; 24-bit colour when COLORTERM says truecolor, else 256 colours.
+            terminal; 24-bit colour when COLORTERM says truecolor, else 256 colours. With --store, \
+            thumbnails a fleet warmed into that object store are read from it: no original is fetched.
             """)
 
     @OptionGroup var source: FeedOptions
+
+    @OptionGroup var store: StoreOptions
 
     static let workload = ProcessMemory.Workload.longLived
 
@@ -34,6 +37,8 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
     }
 
     func run() async throws {
+        // Before the screen opens: a store that cannot be used is said on a plain terminal.
+        let objectStore = try await store.open()
         let session: TerminalSession
         do {
             session = try await MainActor.run { try TerminalSession() }
@@ -43,7 +48,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         let cache = try source.cache.open()
         let loader = try source.makeImageLoader()
         let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: loader, diskCache: cache, memoryCostLimit: memoryBudget.bytes,
+            dataLoader: loader, diskCache: cache, objectStore: objectStore, memoryCostLimit: memoryBudget.bytes,
             retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: .init(label: "browse") { _ in SwiftLogNoOpLogHandler() }))
         let feedSource = FeedSource(location: source.feed, imageKeyPath: source.imageKey,
                                     maximumBytes: source.maxFeedBytes.bytes)

@@ -69,7 +69,7 @@ import Darwin
         let size = session.size
         let screen = BrowserScreen(feed: feed, feedName: feedName, pipeline: pipeline, columns: size.columns,
                                    rows: size.rows, rowHeight: rowHeight,
-                                   colorMode: .detect(environment: Self.environment())) { sink.yield(.changed) }
+                                   colorMode: .detect(environment: ProcessEnvironment.variables())) { sink.yield(.changed) }
         var decoder = KeyDecoder()
         var shown: ScreenBuffer?
         var cap = FrameCap(interval: .milliseconds(30))
@@ -117,19 +117,5 @@ import Darwin
                 draw()
             }
         }
-    }
-
-    /// The process's environment variables (`NAME=value` entries of `environ`).
-    private static func environment() -> [String: String] {
-        var variables: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return variables
     }
 }

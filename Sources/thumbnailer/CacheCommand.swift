@@ -1,11 +1,12 @@
 import ArgumentParser
 import CommandLineSupport
+import ThumbnailHTTP
 import ThumbnailKit
 import ThumbnailTerminal
 
 /// `thumbnailer cache stats|verify|clear`: look after the disk cache. Lines
 /// naming the directory or an entry are escaped (``TerminalText``): a path may hold anything.
-struct CacheCommand: ParsableCommand {
+struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect, check or empty the disk cache.",
@@ -24,12 +25,20 @@ struct CacheCommand: ParsableCommand {
         }
     }
 
-    struct Stats: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Entries and bytes per namespace against the limit.")
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Entries and bytes per namespace against the limit.",
+            discussion: "With --store, the objects and bytes under the object store's prefix instead (a listing, 1000 keys a request).")
 
         @OptionGroup var location: Location
 
-        func run() throws {
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            if let objectStore = try await store.open() {
+                try await printStatistics(of: objectStore)
+                return
+            }
             let cache = try location.open()
             let statistics = try cache.statistics()
             if location.json {
@@ -51,6 +60,41 @@ struct CacheCommand: ParsableCommand {
             }
             let percent = statistics.sizeLimit > 0 ? statistics.totalBytes * 100 / statistics.sizeLimit : 0
             print("  total: \(ByteCount(bytes: statistics.totalBytes)) of \(ByteCount(bytes: statistics.sizeLimit)) (\(percent)%)")
+        }
+
+        /// Objects and bytes per top-level folder of the store's prefix (`thumbnails`, …).
+        private func printStatistics(of store: S3ObjectStore) async throws {
+            var objects: [String: Int] = [:]
+            var bytes: [String: Int] = [:]
+            do {
+                try await store.forEachObject { page in
+                    for object in page {
+                        let folder = String(object.key.prefix { $0 != "/" })
+                        objects[folder, default: 0] += 1
+                        bytes[folder, default: 0] += object.bytes
+                    }
+                }
+            } catch {
+                throw CommandFailure("cannot list the store: \(error)", exitCode: 1)
+            }
+            let folders = objects.keys.sorted()
+            if location.json {
+                var line = JSONLine()
+                line.add("store", store.configuration.location)
+                for folder in folders {
+                    line.add("\(folder)Objects", objects[folder])
+                    line.add("\(folder)Bytes", bytes[folder])
+                }
+                line.add("totalObjects", objects.values.reduce(0, +))
+                line.add("totalBytes", bytes.values.reduce(0, +))
+                print(line.text)
+                return
+            }
+            print(TerminalText.escaped("store \(store.configuration.location)"))
+            for folder in folders {
+                print(TerminalText.escaped("  \(folder): \(objects[folder] ?? 0) objects, \(ByteCount(bytes: bytes[folder] ?? 0))"))
+            }
+            print("  total: \(objects.values.reduce(0, +)) objects, \(ByteCount(bytes: bytes.values.reduce(0, +)))")
         }
     }
 

@@ -4,6 +4,11 @@ import Logging
 import ThumbnailFeeds
 import ThumbnailHTTP
 import ThumbnailKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `thumbnailer warm <feed>`: download every image of a feed and store its
 /// original and thumbnails in the disk cache, so that a list showing the feed
@@ -13,13 +18,28 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         commandName: "warm",
         abstract: "Prebuild the caches from a feed (JSON Feed, RSS, Atom, plain JSON).",
         discussion: """
+            With --store, thumbnails go to an S3-compatible object store as well as the disk cache; \
+            an image whose thumbnails the store has (a HEAD each, metadata checked) is skipped \
+            without a download. With --shard i/n, only the images whose URL digest falls in slice \
+            i (from 0) of n are warmed: n processes on n machines split any feed with no \
+            coordination. --shard-count n takes i from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job).
+
             Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
-            them with the reason; an image the disk had no room for, even for one thumbnail, \
-            is one of them), 2 when the feed itself could not be fetched or parsed, 64 on usage \
-            errors, 130 when interrupted (Ctrl-C; run again to finish the rest).
+            them with the reason; an image the disk or the store had no room for, even for one \
+            thumbnail, is one of them), 2 when the feed itself could not be fetched or parsed, or \
+            the store cannot be used (wrong credentials, no such bucket), 64 on usage errors, 130 \
+            when interrupted (Ctrl-C; run again to finish the rest).
             """)
 
     @OptionGroup var source: FeedOptions
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "Warm only slice I (from 0) of N of the feed's images, chosen by URL digest: I/N.")
+    var shard: WarmShard?
+
+    @Option(help: "Warm slice $JOB_COMPLETION_INDEX of this many (a Kubernetes Indexed Job's completions).")
+    var shardCount: Int?
 
     static let workload = ProcessMemory.Workload.batch
 
@@ -47,16 +67,33 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         if let decoders, decoders < 1 { throw ValidationError("--decoders must be at least 1") }
+        if refresh, store.store != nil { throw ValidationError("--refresh revalidates the disk cache's originals; it does not combine with --store") }
+        if shard != nil, shardCount != nil { throw ValidationError("give --shard or --shard-count, not both") }
+        if shardCount != nil { _ = try slice() }
         if size.contains(where: { ($0.maxWidth ?? 1) < 1 || ($0.maxHeight ?? 1) < 1 || $0 == .original }) {
             throw ValidationError("a size is a positive box like 256 or 320x200")
         }
+    }
+
+    /// The slice asked for: `--shard`, or `--shard-count` with the index from `JOB_COMPLETION_INDEX`.
+    private func slice() throws -> WarmShard {
+        if let shard { return shard }
+        guard let shardCount else { return .all }
+        let index = getenv("JOB_COMPLETION_INDEX").map { String(cString: $0) }
+        guard let index, let number = Int(index), let shard = WarmShard(index: number, count: shardCount) else {
+            throw ValidationError("--shard-count \(shardCount) needs JOB_COMPLETION_INDEX between 0 and \(shardCount - 1)"
+                                  + (index.map { ", not \($0)" } ?? ", which is not set"))
+        }
+        return shard
     }
 
     func run() async throws {
         let clock = ContinuousClock()
         let started = clock.now
         let sizes = Set(size.isEmpty ? [.fit(256)] : size)
+        let shard = try slice()
         let cache = try source.cache.open()
+        let objectStore = try await store.open()
         let feed = try await source.loadFeed()
         let loader = try source.makeImageLoader()
 
@@ -64,11 +101,11 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         logger.logLevel = verbose ? .debug : .critical
         let pipeline = ThumbnailPipeline(configuration: .init(
             // No memory cache: a warm-up never asks for a thumbnail twice.
-            dataLoader: loader, diskCache: cache, memoryCostLimit: 0,
+            dataLoader: loader, diskCache: cache, objectStore: objectStore, memoryCostLimit: 0,
             maximumConcurrentDownloads: concurrency,
             maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount,
             retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: logger))
-        let urls = feed.uniqueImageURLs
+        let urls = feed.uniqueImageURLs.filter(shard.contains)
         let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: urls.count)
 
         let warmer = CacheWarmer(pipeline: pipeline, sizes: sizes)
@@ -82,7 +119,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         interruption.stop()
         display.finish()
 
-        let summary = WarmSummary(feedLocation: source.feed, feed: feed, sizes: sizes, report: report,
+        let summary = WarmSummary(feedLocation: source.feed, feed: feed, shard: shard, store: objectStore.map { ($0.configuration.location, $0.objectsWritten) },
+                                  sizes: sizes, report: report,
                                   cache: cache, elapsed: clock.now - started,
                                   peakResidentBytes: ProcessMemory.peakResidentBytes,
                                   peakConcurrentDecodes: pipeline.peakConcurrentDecodes,

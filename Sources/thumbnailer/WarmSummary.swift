@@ -7,6 +7,10 @@ import ThumbnailTerminal
 struct WarmSummary {
     let feedLocation: String
     let feed: Feed
+    /// The slice of the feed's images this process warmed.
+    let shard: WarmShard
+    /// The object store, with `--store`: its location, and the objects this process wrote to it.
+    let store: (location: String, objectsWritten: Int)?
     let sizes: Set<ThumbnailSize>
     let report: WarmReport
     let cache: DiskCache
@@ -16,10 +20,13 @@ struct WarmSummary {
     let peakConcurrentDecodes: Int
     let interrupted: Bool
 
-    init(feedLocation: String, feed: Feed, sizes: Set<ThumbnailSize>, report: WarmReport, cache: DiskCache,
+    init(feedLocation: String, feed: Feed, shard: WarmShard, store: (location: String, objectsWritten: Int)?, sizes: Set<ThumbnailSize>,
+         report: WarmReport, cache: DiskCache,
          elapsed: Duration, peakResidentBytes: Int, peakConcurrentDecodes: Int, interrupted: Bool) {
         self.feedLocation = feedLocation
         self.feed = feed
+        self.shard = shard
+        self.store = store
         self.sizes = sizes
         self.report = report
         self.cache = cache
@@ -48,7 +55,16 @@ struct WarmSummary {
     /// reasons and paths come from feeds and servers.
     var text: String {
         var lines = [
-            "feed        \(feedLocation) (\(feed.format.rawValue), \(feed.items.count) items, \(report.images) images)",
+            "feed        \(feedLocation) (\(feed.format.rawValue), \(feed.items.count) items, \(feed.uniqueImageURLs.count) images)",
+        ]
+        if shard.count > 1 {
+            lines.append("shard       \(shard): \(report.images) of \(feed.uniqueImageURLs.count) images")
+        }
+        if let store {
+            lines.append("store       \(store.location): \(store.objectsWritten) objects written, "
+                         + "\(report.copiedToObjectStore) images copied from the disk cache")
+        }
+        lines += [
             "fetched     \(report.fetched) images, \(ByteCount(bytes: report.bytesDownloaded))",
             "cached      \(report.alreadyCached) already"
                 + (report.notModified > 0 ? ", \(report.notModified) unchanged (304)" : "")
@@ -71,6 +87,13 @@ struct WarmSummary {
         line.add("format", feed.format.rawValue)
         line.add("items", feed.items.count)
         line.add("images", report.images)
+        line.add("shard", shard.description)
+        line.add("shardIndex", shard.index)
+        line.add("shardCount", shard.count)
+        line.add("feedImages", feed.uniqueImageURLs.count)
+        line.add("store", store?.location)
+        line.add("storeObjectsWritten", store?.objectsWritten)
+        line.add("copiedToStore", report.copiedToObjectStore)
         line.add("fetched", report.fetched)
         line.add("alreadyCached", report.alreadyCached)
         line.add("notModified", report.notModified)

@@ -92,6 +92,32 @@ import Testing
         }
         #expect(!tmux.capture(colours: false).contains("✗"), "\(tmux.capture(colours: false))")
     }
+    /// A front-end machine with an empty disk cache and no origin it can reach
+    /// shows what a fleet warmed into the object store. The warm makes the size
+    /// browse draws at `--row-height 7` (16×12: 16 columns of two-pixel half blocks, 6 lines).
+    @Test(.enabled(if: S3TestStore.isAvailable, "needs python3-swift and memcached"))
+    func withAStoreTheThumbnailsAFleetWarmedShowWithNoOriginReachable() async throws {
+        let names = ["photo-aitzgorri-baseline-3000x1998.jpg", "photo-life-adam7-rgb-640x480.png", "gif-palette-67x43.gif"]
+        let server = try TestHTTPServer()
+        for name in names { server.route("/images/\(name)", .init(body: try Fixtures.bytes(ofTestImage: name))) }
+        let feed = temporary.path("feed.json")
+        try Data(JSONFeed.listing(names.map { server.url("/images/\($0)") })).write(to: URL(fileURLWithPath: feed))
+        let store = try await S3TestStore.shared()
+        let location = "s3://\(try await store.makeBucket())/fleet"
+        let warm = ["warm", "file://\(feed)", "--store", location, "-s", "16x12", "--cache-dir", temporary.path("fleet-cache")]
+        let warmed = try await runBlocking { try ChildProcess.run(warm, environment: store.environment, limits: .init()) }
+        #expect(warmed.status == 0, "\(warmed.standardError)")
+        server.stop()
+
+        let variables = store.environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let command = "env COLORTERM=truecolor \(variables) \(ChildProcess.thumbnailer) browse file://\(feed) --store \(location)"
+            + " --cache-dir \(temporary.path("front-end-cache")) --row-height 7 --retries 1; sleep 60"
+        try tmux.start(command, columns: 120, rows: 40)
+        for name in names {
+            #expect(try await eventually { self.showsImage(of: name) }, "\(name): \(tmux.capture(colours: false))")
+        }
+        #expect(!tmux.capture(colours: false).contains("✗"), "\(tmux.capture(colours: false))")
+    }
 }
 
 /// `browse` as the feed misbehaves: the screen opens at once, shows the feed

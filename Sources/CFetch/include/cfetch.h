@@ -72,6 +72,10 @@ typedef struct cf_response {
     const char *last_modified;
     const char *content_type;
     const char *retry_after;
+    /** The response's headers whose names begin with the request's kept_header_prefix, as
+        "name: value" lines (name as sent, value trimmed), in the order they came. */
+    const char *const *kept_headers;
+    size_t kept_header_count;
 } cf_response;
 
 /** How a transfer ended, passed to on_complete. Strings are valid only during the callback. */
@@ -115,9 +119,27 @@ typedef struct cf_callbacks {
     void (*on_complete)(void *context, const cf_result *result);
 } cf_callbacks;
 
-/** One GET. Zero in a limit means libcurl's default (none, for the timeouts). */
+/** One request: a GET unless method says otherwise. Zero in a limit means libcurl's default (none, for the timeouts). */
 typedef struct cf_request {
     const char *url;
+    /** NULL or "GET"; "HEAD" (no body is read); "PUT" (sends upload or upload_file); "DELETE". */
+    const char *method;
+    /** For a PUT: the body, upload_size bytes, copied when the transfer starts. */
+    const uint8_t *upload;
+    size_t upload_size;
+    /** For a PUT, instead of upload: a file whose first upload_size bytes are the body, opened when
+        the transfer starts and read as libcurl sends (the bytes are never all in memory). NULL: none. */
+    const char *upload_path;
+    /** More request headers, as "Name: value" lines (header_count of them). */
+    const char *const *headers;
+    size_t header_count;
+    /** Sign the request with AWS Signature Version 4: libcurl's provider string ("aws:amz:REGION:s3"),
+        with username as the access key and password as the secret. NULL: unsigned. */
+    const char *aws_sigv4;
+    const char *username;
+    const char *password;
+    /** Response headers whose names begin with this (case-insensitive) are handed to on_response. NULL: none. */
+    const char *kept_header_prefix;
     /** Sent as If-None-Match / If-Modified-Since when not NULL. */
     const char *if_none_match;
     const char *if_modified_since;

@@ -7,6 +7,8 @@ public struct PipelineStatistics: Sendable, Hashable {
     public var memoryMisses = 0
     /// Thumbnails read back from the thumbnail disk tier.
     public var thumbnailDiskHits = 0
+    /// Thumbnails read from the object store (``ThumbnailPipeline/Configuration/objectStore``).
+    public var objectStoreHits = 0
     /// Originals read back from the original disk tier instead of fetched.
     public var originalDiskHits = 0
     /// Fetches that returned a body (HTTP GETs with 2xx, file reads).
@@ -32,6 +34,7 @@ public struct PipelineStatistics: Sendable, Hashable {
         difference.memoryHits = memoryHits - earlier.memoryHits
         difference.memoryMisses = memoryMisses - earlier.memoryMisses
         difference.thumbnailDiskHits = thumbnailDiskHits - earlier.thumbnailDiskHits
+        difference.objectStoreHits = objectStoreHits - earlier.objectStoreHits
         difference.originalDiskHits = originalDiskHits - earlier.originalDiskHits
         difference.downloads = downloads - earlier.downloads
         difference.notModified = notModified - earlier.notModified

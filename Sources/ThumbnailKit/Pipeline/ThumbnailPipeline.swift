@@ -8,10 +8,11 @@ import Darwin
 /// Turns image URLs into thumbnails, as cheaply as the caches allow.
 ///
 /// A request is answered by the first tier that has it: the memory cache, the
-/// thumbnail disk tier (a small encoded file), the original disk tier (decoded
-/// again), and finally the data loader. Each step keeps what it made: the
-/// original (atomically, only once it downloaded whole and decoded), the
-/// encoded thumbnail, the memory-cache entry.
+/// thumbnail disk tier (a small encoded file), the object store a fleet shares
+/// (when configured), the original disk tier (decoded again), and finally the
+/// data loader. Each step keeps what it made: the original (atomically, only
+/// once it downloaded whole and decoded), the encoded thumbnail (on disk and
+/// in the object store), the memory-cache entry.
 ///
 /// - Identical requests in flight share one fetch and one decode; a caller
 ///   that cancels leaves, and the shared work stops when the last one has left.
@@ -33,6 +34,10 @@ public final class ThumbnailPipeline: Sendable {
         public var dataLoader: any DataLoading
         /// The disk tiers (originals and encoded thumbnails); `nil` for memory only. Default: `nil`.
         public var diskCache: DiskCache?
+        /// A store of encoded thumbnails that many machines share (an S3 bucket:
+        /// `S3ObjectStore` in ThumbnailHTTP), read after the disk tiers' thumbnails
+        /// and before anything is fetched, and given every thumbnail made. `nil`: none. Default: `nil`.
+        public var objectStore: (any ObjectStore)?
         /// The memory cache's budget in bytes of pixels. Default: 64 MiB.
         public var memoryCostLimit: Int
         /// Transfers at once. Default: 6.
@@ -59,7 +64,7 @@ public final class ThumbnailPipeline: Sendable {
         public var logger: Logger
 
         public init(dataLoader: any DataLoading = FileDataLoader(), diskCache: DiskCache? = nil,
-                    memoryCostLimit: Int = 64 << 20, maximumConcurrentDownloads: Int = 6,
+                    objectStore: (any ObjectStore)? = nil, memoryCostLimit: Int = 64 << 20, maximumConcurrentDownloads: Int = 6,
                     maximumConcurrentDecodes: Int = ThumbnailPipeline.processorCount,
                     maximumConcurrentLargeDecodes: Int = 1, largeDecodeBytes: Int = 4 << 20,
                     retryPolicy: RetryPolicy = .default, maximumDownloadBytes: Int = 50_000_000,
@@ -67,6 +72,7 @@ public final class ThumbnailPipeline: Sendable {
                     logger: Logger = Logger(label: "thumbnailer.pipeline")) {
             self.dataLoader = dataLoader
             self.diskCache = diskCache
+            self.objectStore = objectStore
             self.memoryCostLimit = memoryCostLimit
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
@@ -89,6 +95,7 @@ public final class ThumbnailPipeline: Sendable {
 
     private let tiers: MemoryTier
     private let stored: StoredThumbnails?
+    private let shared: SharedThumbnails?
     private let renderer: ThumbnailRenderer
     private let renditions = Coalescer<RenderingTier.Work, [ThumbnailSize: Thumbnail]>()
     private let writes = StoredCopyWrites()
@@ -101,11 +108,11 @@ public final class ThumbnailPipeline: Sendable {
     /// The default composition of the tiers, built from `configuration`, with
     /// room for tiers of the app's own:
     ///
-    ///     memory → thumbnail disk → [rendering] → original disk → [retrying → download limit → network]
+    ///     memory → thumbnail disk → [rendering: object store, or original disk → [retrying → download limit → network]]
     ///
     /// - Parameters:
-    ///   - rendering: given the rendering tier (a decode of the original for
-    ///     every size wanted), returns what answers behind the memory and
+    ///   - rendering: given the rendering tier (every size wanted from the
+    ///     object store, or a decode of the original for them all), returns what answers behind the memory and
     ///     thumbnail disk tiers: that tier wrapped, or a tier that replaces it.
     ///     What it answers is kept in memory, not on disk.
     ///   - fetching: given the fetch (retrying, under the download limit,
@@ -137,7 +144,11 @@ public final class ThumbnailPipeline: Sendable {
         memoryCache = MemoryCache(costLimit: configuration.memoryCostLimit)
         downloads = PriorityLimiter(limit: configuration.maximumConcurrentDownloads)
         stored = configuration.diskCache.map {
-            StoredThumbnails(disk: $0, encoder: configuration.encoder, limits: configuration.decoder.limits,
+            StoredThumbnails(disk: $0, limits: configuration.decoder.limits,
+                             appliesOrientation: configuration.decoder.appliesOrientation, logger: logger)
+        }
+        shared = configuration.objectStore.map {
+            SharedThumbnails(store: $0, limits: configuration.decoder.limits,
                              appliesOrientation: configuration.decoder.appliesOrientation, logger: logger)
         }
         renderer = ThumbnailRenderer(decoder: configuration.decoder,
@@ -152,7 +163,8 @@ public final class ThumbnailPipeline: Sendable {
         if let disk = configuration.diskCache {
             originals = OriginalDiskTier(next: fetch, disk: disk, statistics: counters, logger: logger)
         }
-        let made = rendering(RenderingTier(originals: originals, renderer: renderer, stored: stored, writes: writes,
+        let made = rendering(RenderingTier(originals: originals, renderer: renderer, stored: stored, objectStore: shared,
+                                           encoder: configuration.encoder, statistics: counters, writes: writes,
                                            renditions: renditions, requestedSizes: requestedSizes, progress: progress,
                                            maximumDownloadBytes: configuration.maximumDownloadBytes, logger: logger))
         var answering = made
@@ -258,5 +270,37 @@ public final class ThumbnailPipeline: Sendable {
         }
         return StoredCopies(hasOriginal: disk.containsEntry(forKey: url, in: .originals),
                             thumbnailSizes: sizes.filter { stored.contains(ThumbnailKey(url: url, size: $0)) })
+    }
+
+    /// The sizes of `url` whose thumbnails the object store lacks, or holds from
+    /// another rendering or without a checksum: one HEAD per size, no body read.
+    /// All of `sizes` when no object store is configured.
+    /// - Throws: the store's error when it cannot be reached or refuses.
+    public func sizesMissingFromObjectStore(of url: String, among sizes: Set<ThumbnailSize>) async throws -> Set<ThumbnailSize> {
+        guard let shared else { return sizes }
+        var missing = Set<ThumbnailSize>()
+        for size in sizes where try await !shared.contains(ThumbnailKey(url: url, size: size)) {
+            missing.insert(size)
+        }
+        return missing
+    }
+
+    /// Copies the thumbnails of `url` that the disk tier holds, for `sizes`, to
+    /// the object store as they are (the same bytes a rendering would store: the
+    /// encoding is deterministic). Returns the sizes copied.
+    /// - Throws: the store's error; ``DiskCacheError`` when a stored file cannot be read.
+    public func copyStoredThumbnailsToObjectStore(of url: String, sizes: Set<ThumbnailSize>) async throws -> Set<ThumbnailSize> {
+        guard let shared, let stored else { return [] }
+        var copied = Set<ThumbnailSize>()
+        for size in sizes {
+            let key = ThumbnailKey(url: url, size: size)
+            let diskKey = stored.diskKey(key)
+            guard let entry = try await BlockingWork.run({ [stored] in try stored.disk.entry(forKey: diskKey, in: .thumbnails) }),
+                  let source = entry.metadata.source
+            else { continue }
+            try await shared.write(entry.bytes, source: source, origin: DiskCacheMetadata(url: url), for: key)
+            copied.insert(size)
+        }
+        return copied
     }
 }

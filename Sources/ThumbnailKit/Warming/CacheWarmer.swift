@@ -62,12 +62,79 @@ public struct CacheWarmer: Sendable {
     }
 
     private func warmOne(_ url: String, revalidate: Bool, tally: Tally) async -> WarmOutcome {
+        if pipeline.configuration.objectStore != nil { return await warmIntoObjectStore(url, tally: tally) }
         let before = await storedCopies(of: url)
         if !revalidate, isComplete(before) { return .alreadyCached }
-        let received = Mutex(0)
-        let storageFailure: (any Error)?
+        let made: Made
+        switch await make(url, sizes: sizes, revalidate: revalidate, tally: tally) {
+        case let .made(result):
+            made = result
+        case let .cancelled(bytes):
+            // If the work it left had stored every copy by the time it wound down, the image is
+            // done, not left for the next run.
+            guard !revalidate, isComplete(await storedCopies(of: url)) else { return .cancelled }
+            made = Made(bytes: bytes, storageFailure: nil)
+        case let .failed(reason):
+            return .failed(reason: reason)
+        }
+        let after = await storedCopies(of: url)
+        tally.wrote(made.bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
+        // Made but not on disk: the next run would have to make it again.
+        if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
+        if made.bytes > 0 { return .fetched(bytes: made.bytes) }
+        return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
+    }
+
+    /// Warms `url` into the pipeline's object store: the sizes the store lacks
+    /// (a HEAD each) are copied from the disk tier when it has them, and made
+    /// otherwise. An image the store has whole costs no download and no write.
+    private func warmIntoObjectStore(_ url: String, tally: Tally) async -> WarmOutcome {
+        let missing: Set<ThumbnailSize>
+        let copied: Set<ThumbnailSize>
         do {
-            storageFailure = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
+            missing = try await pipeline.sizesMissingFromObjectStore(of: url, among: sizes)
+            if missing.isEmpty { return .alreadyCached }
+            copied = try await pipeline.copyStoredThumbnailsToObjectStore(of: url, sizes: missing)
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            return .failed(reason: "object store: \(error)")
+        }
+        tally.wrote(copied.count)
+        let remaining = missing.subtracting(copied)
+        if remaining.isEmpty { return .copiedToObjectStore }
+        switch await make(url, sizes: remaining, revalidate: false, tally: tally) {
+        case let .made(made):
+            if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
+            tally.wrote(remaining.count)
+            return made.bytes > 0 ? .fetched(bytes: made.bytes) : .madeFromStoredOriginal
+        case .cancelled:
+            return .cancelled
+        case let .failed(reason):
+            return .failed(reason: reason)
+        }
+    }
+
+    /// What making an image's thumbnails did.
+    private struct Made {
+        /// Body bytes downloaded (0 when the original was on disk).
+        let bytes: Int
+        /// Why a copy made is not stored.
+        let storageFailure: (any Error)?
+    }
+
+    private enum Making {
+        case made(Made)
+        /// Cancelled once this many body bytes had arrived.
+        case cancelled(bytes: Int)
+        case failed(String)
+    }
+
+    /// Makes the thumbnails of `url` at `sizes` through the pipeline and waits for their copies to be stored.
+    private func make(_ url: String, sizes: Set<ThumbnailSize>, revalidate: Bool, tally: Tally) async -> Making {
+        let received = Mutex(0)
+        do {
+            let storageFailure = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
                 guard case let .fetching(transfer) = event else { return }
                 let added = received.withLock { previous in
                     defer { previous = transfer.receivedBytes }
@@ -75,22 +142,14 @@ public struct CacheWarmer: Sendable {
                 }
                 tally.received(added)
             }.storageFailure
+            return .made(Made(bytes: received.withLock { $0 }, storageFailure: storageFailure))
         } catch is CancellationError {
-            // The work this leaves winds down first, so nothing of it is half done when the run
-            // returns; if it had stored every copy by then, the image is done, not left for the next run.
+            // The work this leaves winds down first, so nothing of it is half done when the run returns.
             await pipeline.waitForAbandonedWork()
-            guard !revalidate, isComplete(await storedCopies(of: url)) else { return .cancelled }
-            storageFailure = nil
+            return .cancelled(bytes: received.withLock { $0 })
         } catch {
-            return .failed(reason: "\(error)")
+            return .failed("\(error)")
         }
-        let bytes = received.withLock { $0 }
-        let after = await storedCopies(of: url)
-        tally.wrote(bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
-        // Made but not on disk: the next run would have to make it again.
-        if let failure = storageFailure { return .failed(reason: "not stored: \(failure)") }
-        if bytes > 0 { return .fetched(bytes: bytes) }
-        return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
     }
 
     /// What the disk tiers hold of `url`, looked up on a Dispatch thread (it stats files).

@@ -6,6 +6,8 @@ public enum WarmOutcome: Sendable, Hashable {
     case fetched(bytes: Int)
     /// The original was on disk; the missing thumbnails were made from it.
     case madeFromStoredOriginal
+    /// The object store lacked thumbnails the disk tier had: they were copied to it as they are.
+    case copiedToObjectStore
     /// Revalidated (`--refresh`): the server answered 304, the stored copies stay.
     case notModified
     /// It failed; the reason is the error's description.

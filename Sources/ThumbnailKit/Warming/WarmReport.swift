@@ -4,25 +4,27 @@ public struct WarmReport: Sendable {
     public var images = 0
     /// Images downloaded in this run.
     public var fetched = 0
-    /// Images whose copies were all on disk already.
+    /// Images whose copies were all stored already (on disk, or in the object store when there is one).
     public var alreadyCached = 0
     /// Images revalidated and found unchanged.
     public var notModified = 0
     /// Images whose thumbnails were made from a stored original.
     public var madeFromStoredOriginal = 0
+    /// Images whose thumbnails were on disk and were copied to the object store as they are.
+    public var copiedToObjectStore = 0
     /// Images that failed, with the reason, in the order they failed.
     public var failures: [(url: String, reason: String)] = []
     /// Images not finished because the run was cancelled (in flight or not started).
     public var unfinished = 0
     /// Body bytes downloaded.
     public var bytesDownloaded = 0
-    /// Encoded thumbnails written to the disk tier.
+    /// Encoded thumbnails written: to the disk tier, or to the object store when there is one.
     public var thumbnailsWritten = 0
 
     public init() {}
 
     /// Images done, whatever their outcome (not cancelled ones).
-    public var finished: Int { fetched + alreadyCached + notModified + madeFromStoredOriginal + failures.count }
+    public var finished: Int { fetched + alreadyCached + notModified + madeFromStoredOriginal + copiedToObjectStore + failures.count }
 
     mutating func record(_ outcome: WarmOutcome, for url: String) {
         switch outcome {
@@ -32,6 +34,7 @@ public struct WarmReport: Sendable {
             bytesDownloaded += bytes
         case .madeFromStoredOriginal: madeFromStoredOriginal += 1
         case .notModified: notModified += 1
+        case .copiedToObjectStore: copiedToObjectStore += 1
         case let .failed(reason): failures.append((url, reason))
         case .cancelled: break  // counted as unfinished when the report is made
         }

@@ -66,9 +66,7 @@ import ThumbnailHTTP
         _ = try await pipeline.thumbnails(of: server.url("/a.jpg"), sizes: [.fit(64)])
         // Rewritten as an older version stored it: the encoded file, no source facts.
         let disk = try #require(pipeline.configuration.diskCache)
-        let key = StoredThumbnails(disk: disk, encoder: ThumbnailEncoder(), limits: DecodingLimits(),
-                                   appliesOrientation: true, logger: .init(label: "test"))
-            .diskKey(request("/a.jpg").key)
+        let key = StoredThumbnails.diskKey(request("/a.jpg").key, appliesOrientation: true)
         let entry = try #require(try disk.entry(forKey: key, in: .thumbnails))
         #expect(entry.metadata.source != nil)
         try disk.store(entry.bytes, forKey: key, in: .thumbnails, metadata: DiskCacheMetadata(url: server.url("/a.jpg")))
@@ -77,6 +75,25 @@ import ThumbnailHTTP
         let thumbnail = try await restarted.thumbnail(for: request("/a.jpg"))
         #expect(restarted.statistics.thumbnailDiskHits == 0 && restarted.statistics.originalDiskHits == 1)
         #expect((thumbnail.source.width, thumbnail.source.height) == (3000, 1998) && thumbnail.report != nil)
+    }
+
+    /// After an upgrade that draws the same original differently (colour profiles now applied),
+    /// a thumbnail an earlier version stored is not served: it is made again from the stored original.
+    @Test func aThumbnailStoredByAnEarlierRenderingIsMadeAgainFromTheStoredOriginal() async throws {
+        let pipeline = try makePipeline()
+        _ = try await pipeline.thumbnails(of: server.url("/a.jpg"), sizes: [.fit(64)])
+        let disk = try #require(pipeline.configuration.diskCache)
+        let key = StoredThumbnails.diskKey(request("/a.jpg").key, appliesOrientation: true)
+        // Moved to the key the version before rendering versions wrote: "URL#size".
+        let entry = try #require(try disk.entry(forKey: key, in: .thumbnails))
+        try disk.store(entry.bytes, forKey: "\(server.url("/a.jpg"))#\(ThumbnailSize.fit(64))", in: .thumbnails,
+                       metadata: entry.metadata)
+        try disk.removeEntry(forKey: key, in: .thumbnails)
+
+        let restarted = try makePipeline()
+        _ = try await restarted.thumbnail(for: request("/a.jpg"))
+        #expect(restarted.statistics.thumbnailDiskHits == 0 && restarted.statistics.originalDiskHits == 1)
+        #expect(restarted.statistics.decodes == 1)
     }
 
     @Test func aWaiterHasItsThumbnailWhileTheCopiesAreHeldAndAWarmUpReturnsOnlyOnceTheyAreStored() async throws {

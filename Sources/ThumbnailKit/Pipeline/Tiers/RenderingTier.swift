@@ -1,7 +1,8 @@
 import Logging
 
-/// The tier that makes thumbnails: brings the original from the original
-/// tiers and decodes it once for every size of it wanted at the time.
+/// The tier that makes thumbnails: reads them from the object store a fleet
+/// shares when it has every size wanted, else brings the original from the
+/// original tiers and decodes it once for every size of it wanted at the time.
 ///
 /// Everyone asking for one URL (any size) shares that work. The copies it
 /// made (the original, an encoded thumbnail per size) are kept after the
@@ -16,6 +17,10 @@ struct RenderingTier: ThumbnailProviding {
     let originals: any OriginalProviding
     let renderer: ThumbnailRenderer
     let stored: StoredThumbnails?
+    /// The object store's thumbnails, when the pipeline has one.
+    let objectStore: SharedThumbnails?
+    let encoder: ThumbnailEncoder
+    let statistics: StatisticsCounter
     let writes: StoredCopyWrites
     let renditions: Coalescer<Work, [ThumbnailSize: Thumbnail]>
     let requestedSizes: RequestedSizes
@@ -41,10 +46,13 @@ struct RenderingTier: ThumbnailProviding {
         }
     }
 
-    /// The shared work for one URL: bring the original, decode it once for
-    /// every size wanted, then start keeping the copies.
+    /// The shared work for one URL: read every size wanted from the object
+    /// store, or bring the original and decode it once for every size wanted;
+    /// then start keeping the copies. One lookup per URL, however many sizes
+    /// are asked for at once, so sizes never race each other into two decodes.
     private func render(_ work: Work, shared: Coalescer<Work, [ThumbnailSize: Thumbnail]>.Work)
         async throws -> [ThumbnailSize: Thumbnail] {
+        if work.policy == .useCache, let stored = await fromObjectStore(work.url) { return stored }
         let priority = PriorityFollower(shared.priority)
         shared.onPriorityRaised { priority.raise(to: $0) }
         let original = try await originals.original(for: OriginalRequest(
@@ -61,8 +69,8 @@ struct RenderingTier: ThumbnailProviding {
         return made
     }
 
-    /// Stores the original and each thumbnail made of it.
-    /// - Returns: why a copy is not on disk (the last that failed is logged too), or `nil`.
+    /// Stores the original, and each thumbnail made of it, encoded once, on disk and in the object store.
+    /// - Returns: why a copy is not stored (the last that failed is logged too), or `nil`.
     private func keep(_ original: Original, _ made: [ThumbnailSize: Thumbnail], of url: String) async -> (any Error)? {
         var failure: (any Error)?
         do {
@@ -70,19 +78,62 @@ struct RenderingTier: ThumbnailProviding {
         } catch {
             failure = error
         }
-        if let stored {
+        if stored != nil || objectStore != nil {
             for (size, thumbnail) in made {
+                let key = ThumbnailKey(url: url, size: size)
+                let encoded: [UInt8]
                 do {
-                    try await stored.write(thumbnail, for: ThumbnailKey(url: url, size: size))
+                    encoded = try await BlockingWork.run { [encoder] in try encoder.encode(thumbnail) }
+                } catch {
+                    failure = failure ?? error
+                    continue
+                }
+                do {
+                    try await stored?.write(encoded, source: thumbnail.source, for: key)
+                } catch {
+                    failure = failure ?? error
+                }
+                do {
+                    try await objectStore?.write(encoded, source: thumbnail.source, origin: original.metadata, for: key)
                 } catch {
                     failure = failure ?? error
                 }
             }
         }
         if let failure {
-            logger.warning("not stored on disk", metadata: ["url": "\(url)", "error": "\(failure)"])
+            logger.warning("not stored", metadata: ["url": "\(url)", "error": "\(failure)"])
         }
         return failure
+    }
+
+    /// Every wanted size from the object store, or `nil` if one is missing
+    /// (then they are all made). What it read is kept on the local disk too,
+    /// so the next read stays on this machine.
+    private func fromObjectStore(_ url: String) async -> [ThumbnailSize: Thumbnail]? {
+        guard let objectStore else { return nil }
+        var found: [ThumbnailSize: SharedThumbnails.Found] = [:]
+        for size in requestedSizes.sizes(of: url) {
+            guard let read = await objectStore.read(ThumbnailKey(url: url, size: size)) else { return nil }
+            found[size] = read
+        }
+        guard !found.isEmpty else { return nil }
+        statistics.record { $0.objectStoreHits += found.count }
+        logger.debug("from the object store", metadata: ["url": "\(url)", "sizes": "\(found.keys.map(\.description))"])
+        if let stored {
+            writes.start(for: url) { [found, logger] in
+                var failure: (any Error)?
+                for (size, read) in found {
+                    do {
+                        try await stored.write(read.bytes, source: read.thumbnail.source, for: ThumbnailKey(url: url, size: size))
+                    } catch {
+                        failure = failure ?? error
+                    }
+                }
+                if let failure { logger.warning("not stored on disk", metadata: ["url": "\(url)", "error": "\(failure)"]) }
+                return failure
+            }
+        }
+        return found.mapValues(\.thumbnail)
     }
 
     /// After a 304: every wanted size from the thumbnail disk tier, or `nil` if one is missing.

@@ -4,17 +4,27 @@ import Logging
 /// original's facts, under keys built here and nowhere else.
 struct StoredThumbnails: Sendable {
     let disk: DiskCache
-    let encoder: ThumbnailEncoder
     /// Limits for reading stored files back (small, and without EXIF).
     let limits: DecodingLimits
     /// Whether thumbnails are made with EXIF orientation applied.
     let appliesOrientation: Bool
     let logger: Logger
 
+    /// What the stored thumbnails were drawn by, raised whenever the same original comes to make a
+    /// different picture, so that thumbnails an earlier version stored are made again from their
+    /// originals instead of being served. 2: colour profiles converted to sRGB, and JPEGs damaged
+    /// at their source drawn. Earlier thumbnails stay on disk until the byte limit evicts them.
+    static let renderingVersion = 2
+
     /// The disk key of a thumbnail. Orientation is part of it: a thumbnail
     /// made without applying EXIF orientation is a different picture.
     func diskKey(_ key: ThumbnailKey) -> String {
-        "\(key.url)#\(key.size)" + (appliesOrientation ? "" : "#unoriented")
+        Self.diskKey(key, appliesOrientation: appliesOrientation)
+    }
+
+    /// The disk key of a thumbnail made with or without EXIF orientation applied.
+    static func diskKey(_ key: ThumbnailKey, appliesOrientation: Bool) -> String {
+        "\(key.url)#\(key.size)#r\(renderingVersion)" + (appliesOrientation ? "" : "#unoriented")
     }
 
     /// Whether a thumbnail for `key` is stored, without reading it.
@@ -46,13 +56,12 @@ struct StoredThumbnails: Sendable {
         }
     }
 
-    /// Stores `thumbnail`, encoded, with its original's facts.
-    /// - Throws: ``DiskCacheError`` (a full disk, a file size limit, …) or ``ThumbnailEncodingError``.
-    func write(_ thumbnail: Thumbnail, for key: ThumbnailKey) async throws {
+    /// Stores an encoded thumbnail of `key`, made of an original with the `source` facts.
+    /// - Throws: ``DiskCacheError`` (a full disk, a file size limit, …).
+    func write(_ encoded: [UInt8], source: ImageHeader, for key: ThumbnailKey) async throws {
         let diskKey = diskKey(key)
-        try await BlockingWork.run { [disk, encoder] in
-            try disk.store(encoder.encode(thumbnail), forKey: diskKey, in: .thumbnails,
-                           metadata: DiskCacheMetadata(url: key.url, source: thumbnail.source))
+        try await BlockingWork.run { [disk] in
+            try disk.store(encoded, forKey: diskKey, in: .thumbnails, metadata: DiskCacheMetadata(url: key.url, source: source))
         }
     }
 }

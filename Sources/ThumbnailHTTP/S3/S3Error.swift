@@ -1,0 +1,29 @@
+/// Why an S3 request failed.
+public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The store is not configured well enough to ask it anything (location, credentials).
+    case configuration(String)
+    /// No answer: refused or reset connections, timeouts, DNS (the request, and libcurl's reason).
+    case unreachable(String, reason: String)
+    /// An answer other than success: the request, the HTTP status, and S3's error code and message when it sent them.
+    case refused(String, status: Int, code: String?, message: String?)
+
+    /// The store says the credentials are wrong or may not do this: fixing it is the user's job,
+    /// and retrying or going on with other images will not help.
+    public var isAccessDenied: Bool {
+        guard case let .refused(_, status, code, _) = self else { return false }
+        return status == 401 || status == 403
+            || ["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied"].contains(code ?? "")
+    }
+
+    public var description: String {
+        switch self {
+        case let .configuration(reason):
+            "object store: \(reason)"
+        case let .unreachable(request, reason):
+            "object store unreachable: \(request): \(reason)"
+        case let .refused(request, status, code, message):
+            "object store refused \(request): HTTP \(status)" + (code.map { " \($0)" } ?? "")
+                + (message.map { ": \($0)" } ?? "")
+        }
+    }
+}

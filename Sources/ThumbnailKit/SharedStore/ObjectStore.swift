@@ -1,0 +1,34 @@
+/// A store of objects that many machines share, such as an S3 bucket under a
+/// prefix: the tier behind the local disk cache, which a fleet of warming
+/// processes fills and list front ends read (``ThumbnailPipeline/Configuration/objectStore``).
+///
+/// Keys are relative paths (`thumbnails/3f/3f9a…`); metadata names are
+/// lower-case ASCII and values printable ASCII, as S3's `x-amz-meta-*`
+/// headers carry them. A `put` is atomic: a reader sees the old object, the
+/// new one, or none, never part of one. Two writers of one key are harmless
+/// as long as they write the same bytes, which the pipeline's deterministic
+/// encoding gives, and a reader checks the checksum that travels in the metadata.
+public protocol ObjectStore: Sendable {
+    /// The object under `key`, whole; `nil` when there is none.
+    /// - Throws: the store's error when it cannot be reached or refuses.
+    func object(forKey key: String) async throws -> StoredObject?
+
+    /// The metadata of the object under `key`, without its body; `nil` when there is none.
+    /// - Throws: the store's error when it cannot be reached or refuses.
+    func metadata(forKey key: String) async throws -> [String: String]?
+
+    /// Stores `object` under `key`, replacing any object there.
+    /// - Throws: the store's error when it cannot be reached or refuses.
+    func put(_ object: StoredObject, forKey key: String) async throws
+}
+
+/// An object's bytes and its metadata.
+public struct StoredObject: Sendable, Hashable {
+    public var bytes: [UInt8]
+    public var metadata: [String: String]
+
+    public init(bytes: [UInt8], metadata: [String: String]) {
+        self.bytes = bytes
+        self.metadata = metadata
+    }
+}

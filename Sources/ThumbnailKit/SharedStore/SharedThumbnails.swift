@@ -1,0 +1,154 @@
+import Logging
+
+/// The thumbnails of an ``ObjectStore``: encoded files under the disk tier's
+/// key layout, with their facts and a checksum in the metadata.
+///
+/// A thumbnail's key is `thumbnails/<first two hex digits>/<hex>`, where hex is
+/// the SHA-256 of the disk tier's key for it (URL, size, rendering version,
+/// orientation; ``objectKey(for:)``), so that any process can compute where one
+/// is. Its metadata:
+///
+/// | name | value |
+/// |---|---|
+/// | `source-url` | the original's URL (bytes outside printable ASCII, and `%`, as `%XX`) |
+/// | `size` | the thumbnail box, `256` or `320x200` |
+/// | `source-width`, `source-height`, `source-format` | the original's, as stored |
+/// | `source-facts` | the original's header facts, hex (what reading it back answers with) |
+/// | `origin-etag`, `origin-last-modified` | the origin's validators, when it sent them |
+/// | `rendering` | ``StoredThumbnails/renderingVersion`` |
+/// | `sha256` | the SHA-256 of the object's bytes, hex: checked on every read |
+struct SharedThumbnails: Sendable {
+    let store: any ObjectStore
+    /// Limits for reading stored objects back (small, and without EXIF).
+    let limits: DecodingLimits
+    /// Whether thumbnails are made with EXIF orientation applied (part of the key).
+    let appliesOrientation: Bool
+    let logger: Logger
+
+    /// What a read found: the thumbnail, and the encoded bytes and facts it was read from.
+    struct Found: Sendable {
+        let thumbnail: Thumbnail
+        let bytes: [UInt8]
+    }
+
+    /// The object key of a thumbnail.
+    func objectKey(for key: ThumbnailKey) -> String {
+        let hex = SHA256.hexDigest(of: StoredThumbnails.diskKey(key, appliesOrientation: appliesOrientation))
+        return "thumbnails/\(hex.prefix(2))/\(hex)"
+    }
+
+    /// Whether the store holds a current, complete thumbnail for `key`: its
+    /// metadata names this URL and rendering, and carries a checksum and the
+    /// source's facts. A HEAD: no body is read.
+    /// - Throws: the store's error.
+    func contains(_ key: ThumbnailKey) async throws -> Bool {
+        guard let metadata = try await store.metadata(forKey: objectKey(for: key)) else { return false }
+        return Self.describes(metadata, key) && Self.checksum(in: metadata) != nil && Self.source(in: metadata) != nil
+    }
+
+    /// The stored thumbnail for `key`, checked against its checksum and
+    /// decoded; `nil` when absent, from another rendering, damaged, or when the
+    /// store cannot be read (logged: the tiers behind then make it).
+    func read(_ key: ThumbnailKey) async -> Found? {
+        let objectKey = objectKey(for: key)
+        let object: StoredObject
+        do {
+            guard let found = try await store.object(forKey: objectKey) else { return nil }
+            object = found
+        } catch is CancellationError {
+            return nil
+        } catch {
+            logger.warning("the object store could not be read", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+        guard Self.describes(object.metadata, key), let source = Self.source(in: object.metadata) else { return nil }
+        guard Self.checksum(in: object.metadata) == SHA256.hex(SHA256.digest(object.bytes)) else {
+            logger.warning("ignoring a stored object whose bytes do not match its checksum", metadata: ["key": "\(key)"])
+            return nil
+        }
+        let decoder = ThumbnailDecoder(size: key.size, limits: limits, appliesOrientation: false)
+        let bytes = object.bytes
+        do {
+            let decoded = try await BlockingWork.run { try decoder.decode(bytes) }
+            return Found(thumbnail: Thumbnail(width: decoded.width, height: decoded.height, pixels: decoded.pixels,
+                                              source: source, report: nil),
+                         bytes: bytes)
+        } catch {
+            logger.warning("ignoring a stored object that does not decode", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Stores an encoded thumbnail of `key`, made of an original with these facts.
+    /// - Throws: the store's error.
+    func write(_ encoded: [UInt8], source: ImageHeader, origin: DiskCacheMetadata, for key: ThumbnailKey) async throws {
+        var metadata = [
+            "source-url": Self.encodedURL(key.url),
+            "size": key.size.description,
+            "source-width": String(source.width),
+            "source-height": String(source.height),
+            "source-format": source.format.rawValue,
+            "source-facts": SHA256.hex(source.cacheField),
+            "rendering": String(StoredThumbnails.renderingVersion),
+            "sha256": SHA256.hex(SHA256.digest(encoded)),
+        ]
+        metadata["origin-etag"] = origin.etag.flatMap(Self.printable)
+        metadata["origin-last-modified"] = origin.lastModified.flatMap(Self.printable)
+        try await store.put(StoredObject(bytes: encoded, metadata: metadata), forKey: objectKey(for: key))
+    }
+
+    // MARK: - Metadata
+
+    private static func describes(_ metadata: [String: String], _ key: ThumbnailKey) -> Bool {
+        metadata["source-url"] == encodedURL(key.url) && metadata["size"] == key.size.description
+            && metadata["rendering"] == String(StoredThumbnails.renderingVersion)
+    }
+
+    private static func checksum(in metadata: [String: String]) -> String? {
+        guard let value = metadata["sha256"], value.utf8.count == 64,
+              value.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        return value
+    }
+
+    private static func source(in metadata: [String: String]) -> ImageHeader? {
+        guard let hex = metadata["source-facts"], let bytes = bytes(fromHex: hex) else { return nil }
+        return ImageHeader(cacheField: bytes[...])
+    }
+
+    /// A URL as a header value: printable ASCII but `%` as is, the rest as `%XX` of its UTF-8.
+    static func encodedURL(_ url: String) -> String {
+        var encoded = ""
+        for byte in url.utf8 {
+            if (0x21...0x7E).contains(byte), byte != UInt8(ascii: "%") {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                encoded += "%" + SHA256.hex([byte]).uppercased()
+            }
+        }
+        return encoded
+    }
+
+    /// A validator as a header value, or `nil` when it holds anything but printable ASCII.
+    private static func printable(_ value: String) -> String? {
+        value.utf8.allSatisfy { (0x20...0x7E).contains($0) } ? value : nil
+    }
+
+    private static func bytes(fromHex hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 48...57: digit - 48
+            case 97...102: digit - 87
+            case 65...70: digit - 55
+            default: nil
+            }
+        }
+        var bytes = [UInt8]()
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import TestSupport
+import Testing
+import ThumbnailHTTP
+import ThumbnailKit
+
+/// `thumbnailer warm --store s3://… --shard i/n` end to end: built binaries as
+/// separate processes, a loopback origin that counts every request, and a real
+/// S3-compatible store (OpenStack Swift's s3api) on loopback.
+@Suite(.enabled(if: S3TestStore.isAvailable, "needs python3-swift and memcached: \(S3TestStore.unavailableReason ?? "")"))
+final class WarmShardStoreTests: Sendable {
+    let server: TestHTTPServer
+    let temporary: TemporaryDirectory
+
+    init() throws {
+        server = try TestHTTPServer()
+        temporary = try TemporaryDirectory()
+    }
+
+    deinit { server.stop() }
+
+    /// `count` numbered images at /images/N.png and a JSON Feed of them at /feed.json.
+    func serveFeed(of count: Int, _ adjust: (inout TestHTTPServer.Behavior) -> Void = { _ in }) throws -> [String] {
+        let urls = (0..<count).map { server.url("/images/\($0).png") }
+        for index in 0..<count {
+            var behavior = TestHTTPServer.Behavior(body: try NumberedImage.png(index))
+            adjust(&behavior)
+            server.route("/images/\(index).png", behavior)
+        }
+        server.route("/feed.json", .init(body: JSONFeed.listing(urls)))
+        return urls
+    }
+
+    func warmArguments(store location: String, shard: String, cache: String) -> [String] {
+        ["warm", server.url("/feed.json"), "--store", location, "--shard", shard, "-s", "32", "-s", "64",
+         "--cache-dir", temporary.path(cache), "--json"]
+    }
+
+    /// Four `warm --shard k/4` processes side by side, each with a disk cache of its own.
+    func runShards(location: String, cachePrefix: String, environment: [String: String]) async throws -> [ChildProcess.Outcome] {
+        let arguments = (0..<4).map { warmArguments(store: location, shard: "\($0)/4", cache: "\(cachePrefix)-\($0)") }
+        return try await runBlocking {
+            try arguments.map { try ChildProcess.start($0, environment: environment) }
+                .map { $0.wait(within: .init(duration: .seconds(120))) }
+        }
+    }
+
+    /// Every object under the store's thumbnails/, with its bytes checked against
+    /// the checksum in its metadata, as a reader checks it.
+    func storedObjects(_ store: S3ObjectStore) async throws -> (count: Int, unreadable: [String]) {
+        var keys: [String] = []
+        try await store.forEachObject(under: "thumbnails/") { keys += $0.map(\.key) }
+        var unreadable: [String] = []
+        for key in keys {
+            let object = try #require(try await store.object(forKey: key))
+            if object.metadata["sha256"] != SHA256Hex.of(object.bytes) { unreadable.append(key) }
+        }
+        return (keys.count, unreadable)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func fourShardsPutEveryImageInTheStoreOnceFetchingEachURLOnceAndTheirRerunDoesNothing() async throws {
+        let urls = try serveFeed(of: 400)
+        let shared = try await S3TestStore.shared()
+        let location = "s3://\(try await shared.makeBucket())/fleet"
+        let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: shared.environment))
+
+        let first = try await runShards(location: location, cachePrefix: "cache", environment: shared.environment)
+        for outcome in first { #expect(outcome.status == 0, "\(outcome.standardError)") }
+        let summaries = first.map(\.jsonObject)
+        // Each shard took exactly the images whose digest falls in its slice.
+        for (index, summary) in summaries.enumerated() {
+            let slice = urls.filter(WarmShard(index: index, count: 4)!.contains).count
+            #expect(summary["images"] as? Int == slice && summary["fetched"] as? Int == slice)
+            #expect(summary["feedImages"] as? Int == 400 && summary["shard"] as? String == "\(index)/4")
+        }
+        #expect(summaries.compactMap { $0["images"] as? Int }.reduce(0, +) == 400)
+        #expect(summaries.compactMap { $0["storeObjectsWritten"] as? Int }.reduce(0, +) == 800)
+        // No URL was fetched twice: no two shards shared an image.
+        #expect((0..<400).allSatisfy { server.requestCount("/images/\($0).png") == 1 })
+        let stored = try await storedObjects(store)
+        #expect(stored.count == 800 && stored.unreadable.isEmpty)
+
+        // All four again, on machines with empty disks: the store's HEADs answer, nothing is fetched or written.
+        let second = try await runShards(location: location, cachePrefix: "fresh", environment: shared.environment)
+        for outcome in second { #expect(outcome.status == 0, "\(outcome.standardError)") }
+        #expect(second.compactMap { $0.jsonObject["alreadyCached"] as? Int }.reduce(0, +) == 400)
+        #expect(second.compactMap { $0.jsonObject["storeObjectsWritten"] as? Int }.reduce(0, +) == 0)
+        #expect(second.compactMap { $0.jsonObject["bytesDownloaded"] as? Int }.reduce(0, +) == 0)
+        #expect((0..<400).allSatisfy { server.requestCount("/images/\($0).png") == 1 })
+    }
+
+    @Test func wrongCredentialsExitTwoWithAClearErrorBeforeAnyImageIsFetched() async throws {
+        _ = try serveFeed(of: 5)
+        let shared = try await S3TestStore.shared()
+        var environment = shared.environment
+        environment["AWS_SECRET_ACCESS_KEY"] = "wrong"
+        let arguments = warmArguments(store: "s3://\(try await shared.makeBucket())/p", shard: "0/1", cache: "c")
+        let outcome = try await runBlocking { [environment] in try ChildProcess.run(arguments, environment: environment, limits: .init()) }
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.contains("cannot use the store") && outcome.standardError.contains("AWS_SECRET_ACCESS_KEY"))
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aShardKilledMidRunLeavesOnlyWholeObjectsAndItsRerunCompletesTheSet() async throws {
+        _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
+        let shared = try await S3TestStore.shared()
+        let location = "s3://\(try await shared.makeBucket())/fleet"
+        let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: shared.environment))
+        var arguments = warmArguments(store: location, shard: "0/1", cache: "cache")
+        arguments += ["--concurrency", "2"]
+
+        let running = try ChildProcess.start(arguments, environment: shared.environment)
+        #expect(try await polling(for: .seconds(60)) { try await self.storedObjects(store).count >= 20 })
+        _ = try await runBlocking { running.kill() }
+        let left = try await storedObjects(store)
+        #expect(left.count < 120 && left.unreadable.isEmpty)
+
+        let rerun = try await runBlocking { [arguments] in
+            try ChildProcess.run(arguments, environment: shared.environment, limits: .init(duration: .seconds(60)))
+        }
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        let summary = rerun.jsonObject
+        // The images whose two objects were both stored were skipped, not fetched again.
+        #expect((summary["alreadyCached"] as? Int ?? 0) >= left.count / 2 - 2)
+        #expect((summary["alreadyCached"] as? Int ?? 0) + (summary["fetched"] as? Int ?? 0)
+            + (summary["madeFromStoredOriginals"] as? Int ?? 0) + (summary["copiedToStore"] as? Int ?? 0) == 60)
+        let complete = try await storedObjects(store)
+        #expect(complete.count == 120 && complete.unreadable.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aStoreStoppedMidRunFailsTheImagesNamingItAndARerunAfterItsRestartCompletes() async throws {
+        _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
+        let own = try await S3TestStore()
+        let location = "s3://\(try await own.makeBucket())/fleet"
+        let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: own.environment))
+        var arguments = warmArguments(store: location, shard: "0/1", cache: "cache")
+        arguments += ["--concurrency", "2"]
+
+        let running = try ChildProcess.start(arguments, environment: own.environment)
+        #expect(try await polling(for: .seconds(60)) { try await self.storedObjects(store).count >= 10 })
+        try await own.stop()
+        let outcome = try await runBlocking { running.wait(within: .init(duration: .seconds(60))) }
+        #expect(outcome.status == 1, "\(outcome.standardOutput) \(outcome.standardError)")
+        let failures = outcome.jsonObject["failures"] as? [[String: Any]] ?? []
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { ($0["reason"] as? String ?? "").contains("object store") })
+
+        try await own.restart()
+        let rerun = try await runBlocking { [arguments] in
+            try ChildProcess.run(arguments, environment: own.environment, limits: .init(duration: .seconds(60)))
+        }
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        let complete = try await storedObjects(store)
+        #expect(complete.count == 120 && complete.unreadable.isEmpty)
+    }
+}
+
+/// Asks `condition` every 100 ms (each ask lists the store) until it holds or `timeout` passes.
+func polling(for timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    return true
+}
+
+/// Lower-case hex SHA-256, as the store's metadata carries it.
+enum SHA256Hex {
+    static func of(_ bytes: [UInt8]) -> String {
+        SHA256.hex(SHA256.digest(bytes))
+    }
+}
