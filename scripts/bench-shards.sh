@@ -33,13 +33,14 @@ set +a
 warm_shards() {
     local name=$1 shards=$2 bucket=$3 cache=${4:-$work/cache-$3}
     scripts/s3-store.py bucket "$work/store" "$bucket"
-    local start end
+    local start end pids=()
     start=$(date +%s.%N)
     for index in $(seq 0 $((shards - 1))); do
         "$bin" warm "$feed" --store "s3://$bucket/thumbs" --shard "$index/$shards" --cache-dir "$cache-$index" \
             --json --quiet > "$work/summary-$bucket-$index.json" &
+        pids+=("$!")
     done
-    wait
+    wait "${pids[@]}"
     end=$(date +%s.%N)
     python3 - "$name" "$shards" "$start" "$end" "$items" "$work" "$bucket" <<'PY'
 import glob, json, sys

@@ -174,3 +174,35 @@ enum SHA256Hex {
         SHA256.hex(SHA256.digest(bytes))
     }
 }
+
+/// `--shard-count N` as a Kubernetes Indexed Job runs it: the index from
+/// `JOB_COMPLETION_INDEX`, and only that slice's images fetched. No store needed.
+@Suite final class WarmShardCountTests: Sendable {
+    let server: TestHTTPServer
+    let temporary: TemporaryDirectory
+
+    init() throws {
+        server = try TestHTTPServer()
+        temporary = try TemporaryDirectory()
+    }
+
+    deinit { server.stop() }
+
+    @Test func theIndexComesFromTheJobAndOnlyItsSliceIsFetched() async throws {
+        let urls = (0..<30).map { server.url("/images/\($0).png") }
+        for index in 0..<30 { server.route("/images/\(index).png", .init(body: try NumberedImage.png(index))) }
+        server.route("/feed.json", .init(body: JSONFeed.listing(urls)))
+        let arguments = ["warm", server.url("/feed.json"), "--shard-count", "3", "--cache-dir", temporary.path("cache"), "--json"]
+        let run = try await runBlocking {
+            try ChildProcess.run(arguments, environment: ["JOB_COMPLETION_INDEX": "2"], limits: .init())
+        }
+        #expect(run.status == 0, "\(run.standardError)")
+        let slice = WarmShard(index: 2, count: 3)!
+        let mine = urls.filter(slice.contains)
+        #expect(!mine.isEmpty && mine.count < urls.count)
+        #expect(run.jsonObject["shard"] as? String == "2/3" && run.jsonObject["images"] as? Int == mine.count)
+        for (index, url) in urls.enumerated() {
+            #expect(server.requestCount("/images/\(index).png") == (slice.contains(url) ? 1 : 0))
+        }
+    }
+}
