@@ -7,8 +7,11 @@ import ThumbnailKit
 /// `thumbnailer warm --store s3://… --shard i/n` end to end: built binaries as
 /// separate processes, a loopback origin that counts every request, and a real
 /// S3-compatible store (OpenStack Swift's s3api) on loopback.
-@Suite(.enabled(if: S3TestStore.isAvailable, "needs python3-swift and memcached: \(S3TestStore.unavailableReason ?? "")"))
-final class WarmShardStoreTests: Sendable {
+@Suite final class WarmShardStoreTests: Sendable {
+    /// The tests that need the store skip, saying why, where it cannot run.
+    static let needsStore = Testing.ConditionTrait.enabled(
+        if: S3TestStore.isAvailable, "needs python3-swift and memcached: \(S3TestStore.unavailableReason ?? "")")
+
     let server: TestHTTPServer
     let temporary: TemporaryDirectory
 
@@ -58,7 +61,7 @@ final class WarmShardStoreTests: Sendable {
         return (keys.count, unreadable)
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(needsStore, .timeLimit(.minutes(3)))
     func fourShardsPutEveryImageInTheStoreOnceFetchingEachURLOnceAndTheirRerunDoesNothing() async throws {
         let urls = try serveFeed(of: 400)
         let shared = try await S3TestStore.shared()
@@ -90,7 +93,7 @@ final class WarmShardStoreTests: Sendable {
         #expect((0..<400).allSatisfy { server.requestCount("/images/\($0).png") == 1 })
     }
 
-    @Test func wrongCredentialsExitTwoWithAClearErrorBeforeAnyImageIsFetched() async throws {
+    @Test(needsStore) func wrongCredentialsExitTwoWithAClearErrorBeforeAnyImageIsFetched() async throws {
         _ = try serveFeed(of: 5)
         let shared = try await S3TestStore.shared()
         var environment = shared.environment
@@ -102,7 +105,7 @@ final class WarmShardStoreTests: Sendable {
         #expect(server.receivedRequests.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(needsStore, .timeLimit(.minutes(2)))
     func aShardKilledMidRunLeavesOnlyWholeObjectsAndItsRerunCompletesTheSet() async throws {
         _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
         let shared = try await S3TestStore.shared()
@@ -130,7 +133,7 @@ final class WarmShardStoreTests: Sendable {
         #expect(complete.count == 120 && complete.unreadable.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(needsStore, .timeLimit(.minutes(2)))
     func aStoreStoppedMidRunFailsTheImagesNamingItAndARerunAfterItsRestartCompletes() async throws {
         _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
         let own = try await S3TestStore()
@@ -156,38 +159,9 @@ final class WarmShardStoreTests: Sendable {
         let complete = try await storedObjects(store)
         #expect(complete.count == 120 && complete.unreadable.isEmpty)
     }
-}
 
-/// Asks `condition` every 100 ms (each ask lists the store) until it holds or `timeout` passes.
-func polling(for timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    return true
-}
-
-/// Lower-case hex SHA-256, as the store's metadata carries it.
-enum SHA256Hex {
-    static func of(_ bytes: [UInt8]) -> String {
-        SHA256.hex(SHA256.digest(bytes))
-    }
-}
-
-/// `--shard-count N` as a Kubernetes Indexed Job runs it: the index from
-/// `JOB_COMPLETION_INDEX`, and only that slice's images fetched. No store needed.
-@Suite final class WarmShardCountTests: Sendable {
-    let server: TestHTTPServer
-    let temporary: TemporaryDirectory
-
-    init() throws {
-        server = try TestHTTPServer()
-        temporary = try TemporaryDirectory()
-    }
-
-    deinit { server.stop() }
-
+    /// `--shard-count N` as a Kubernetes Indexed Job runs it: the index from
+    /// `JOB_COMPLETION_INDEX`, and only that slice's images fetched. No store needed.
     @Test func theIndexComesFromTheJobAndOnlyItsSliceIsFetched() async throws {
         let urls = (0..<30).map { server.url("/images/\($0).png") }
         for index in 0..<30 { server.route("/images/\(index).png", .init(body: try NumberedImage.png(index))) }
@@ -204,5 +178,22 @@ enum SHA256Hex {
         for (index, url) in urls.enumerated() {
             #expect(server.requestCount("/images/\(index).png") == (slice.contains(url) ? 1 : 0))
         }
+    }
+}
+
+/// Asks `condition` every 100 ms (each ask lists the store) until it holds or `timeout` passes.
+func polling(for timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    return true
+}
+
+/// Lower-case hex SHA-256, as the store's metadata carries it.
+enum SHA256Hex {
+    static func of(_ bytes: [UInt8]) -> String {
+        SHA256.hex(SHA256.digest(bytes))
     }
 }
