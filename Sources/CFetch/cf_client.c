@@ -43,7 +43,7 @@ typedef struct cf_transfer {
     /* A PUT's body: bytes copied from the request, or a file read as libcurl sends. */
     uint8_t *upload;
     int upload_file;
-    curl_off_t upload_size, upload_sent;
+    curl_off_t upload_offset, upload_size, upload_sent;
     /* The headers the caller asked to keep, of the current response. */
     char *kept_prefix;
     char **kept;
@@ -220,7 +220,7 @@ static size_t cf_on_upload(char *buffer, size_t size, size_t count, void *userda
     } else {
         ssize_t read_count;
         do {
-            read_count = pread(t->upload_file, buffer, (size_t)wanted, (off_t)t->upload_sent);
+            read_count = pread(t->upload_file, buffer, (size_t)wanted, (off_t)(t->upload_offset + t->upload_sent));
         } while (read_count < 0 && errno == EINTR);
         /* A file that shrank or cannot be read: the body would be short, so end the transfer. */
         if (read_count <= 0) return CURL_READFUNC_ABORT;
@@ -597,8 +597,9 @@ static int cf_take_upload(cf_transfer *t, const cf_request *request) {
     if (request->kept_header_prefix != NULL && (t->kept_prefix = strdup(request->kept_header_prefix)) == NULL) return 1;
     if (request->method == NULL || strcmp(request->method, "PUT") != 0) return 0;
     t->upload_size = (curl_off_t)request->upload_size;
-    if (request->upload_path != NULL) {
-        t->upload_file = open(request->upload_path, O_RDONLY | O_CLOEXEC);
+    if (request->uploads_file) {
+        t->upload_offset = (curl_off_t)request->upload_offset;
+        t->upload_file = fcntl(request->upload_file, F_DUPFD_CLOEXEC, 0);
         return t->upload_file < 0;
     }
     if (request->upload_size == 0) return 0;

@@ -134,13 +134,23 @@ public final class HTTPDataLoader: DataLoading {
 
     public func load(_ request: DataRequest, into sink: any BodySink,
                      progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead {
+        try await load(request, into: sink, progress: progress, adjusting: nil)
+    }
+
+    /// Completes a request just before it starts: sets more of `cf_request` (signing, headers),
+    /// whose C strings it keeps valid while it calls the given start, and returns what that returned.
+    typealias RequestAdjustment = @Sendable (inout cf_request, (inout cf_request) -> UInt64) -> UInt64
+
+    /// ``load(_:into:progress:)`` with the request completed by `adjust` (``S3ObjectStore``'s signed GETs).
+    func load(_ request: DataRequest, into sink: any BodySink, progress: @escaping @Sendable (TransferProgress) -> Void,
+              adjusting adjust: RequestAdjustment?) async throws -> ResponseHead {
         // libcurl would guess a scheme for "host/path"; only what says http(s) is fetched.
         guard SchemeRoutingDataLoader.isWebURL(request.url) else { throw DataLoadingError.unsupportedURL(request.url) }
         let transfer = HTTPTransfer(request: request, configuration: configuration, usage: usage)
         let id = Atomic<UInt64>(0)
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
-            let started = start(transfer)
+            let started = start(transfer, adjusting: adjust)
             guard started != 0 else { throw DataLoadingError.network(request.url, reason: "libcurl could not start the transfer") }
             id.store(started, ordering: .sequentiallyConsistent)
             // A cancellation that came while starting found no id to cancel.
@@ -153,7 +163,7 @@ public final class HTTPDataLoader: DataLoading {
     }
 
     /// Hands the transfer to libcurl; its callbacks own one reference until `on_complete`.
-    private func start(_ transfer: HTTPTransfer) -> UInt64 {
+    private func start(_ transfer: HTTPTransfer, adjusting adjust: RequestAdjustment?) -> UInt64 {
         let request = transfer.request
         let context = Unmanaged.passRetained(transfer)
         var callbacks = cf_callbacks(
@@ -185,7 +195,8 @@ public final class HTTPDataLoader: DataLoading {
                             options.low_speed_limit = configuration.lowSpeedLimit
                             options.low_speed_time_s = max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up)))
                             options.max_redirects = configuration.maximumRedirects
-                            return client.start(&options, &callbacks)
+                            guard let adjust else { return client.start(&options, &callbacks) }
+                            return adjust(&options) { client.start(&$0, &callbacks) }
                         }
                     }
                 }

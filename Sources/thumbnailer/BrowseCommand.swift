@@ -48,7 +48,8 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         let cache = try source.cache.open()
         let loader = try source.makeImageLoader()
         let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: loader, diskCache: cache, objectStore: objectStore, memoryCostLimit: memoryBudget.bytes,
+            dataLoader: loader, diskCache: cache, objectStore: objectStore,
+            keepsOriginalsInObjectStore: store.storeOriginals, memoryCostLimit: memoryBudget.bytes,
             retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: .init(label: "browse") { _ in SwiftLogNoOpLogHandler() }))
         let feedSource = FeedSource(location: source.feed, imageKeyPath: source.imageKey,
                                     maximumBytes: source.maxFeedBytes.bytes)

@@ -12,8 +12,12 @@ struct StoreOptions: ParsableArguments {
         """)
     var store: String?
 
+    @Flag(help: "With --store: keep originals in the store too (originals/…), and read them from it before their origin.")
+    var storeOriginals = false
+
     func validate() throws {
         if let store, !store.hasPrefix("s3://") { throw ValidationError("--store is s3://BUCKET/PREFIX, not \(store)") }
+        if storeOriginals, store == nil { throw ValidationError("--store-originals needs --store") }
     }
 
     /// The store, once it has answered that the bucket exists and the

@@ -101,7 +101,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         logger.logLevel = verbose ? .debug : .critical
         let pipeline = ThumbnailPipeline(configuration: .init(
             // No memory cache: a warm-up never asks for a thumbnail twice.
-            dataLoader: loader, diskCache: cache, objectStore: objectStore, memoryCostLimit: 0,
+            dataLoader: loader, diskCache: cache, objectStore: objectStore,
+            keepsOriginalsInObjectStore: store.storeOriginals, memoryCostLimit: 0,
             maximumConcurrentDownloads: concurrency,
             maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount,
             retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: logger))

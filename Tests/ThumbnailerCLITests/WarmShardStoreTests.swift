@@ -160,6 +160,32 @@ import ThumbnailKit
         #expect(complete.count == 120 && complete.unreadable.isEmpty)
     }
 
+    @Test(needsStore, .timeLimit(.minutes(2)))
+    func withOriginalsInTheStoreANewSizeIsMadeFromThemWithTheOriginGone() async throws {
+        _ = try serveFeed(of: 10)
+        let shared = try await S3TestStore.shared()
+        let location = "s3://\(try await shared.makeBucket())/fleet"
+        let first = ["warm", server.url("/feed.json"), "--store", location, "--store-originals", "-s", "32",
+                     "--cache-dir", temporary.path("one"), "--json"]
+        let warmed = try await runBlocking { try ChildProcess.run(first, environment: shared.environment, limits: .init()) }
+        #expect(warmed.status == 0 && warmed.jsonObject["storeObjectsWritten"] as? Int == 20, "\(warmed.standardOutput)")
+        let stats = try await runBlocking {
+            try ChildProcess.run(["cache", "stats", "--store", location, "--json"], environment: shared.environment, limits: .init())
+        }
+        #expect(stats.jsonObject["originalsObjects"] as? Int == 10 && stats.jsonObject["thumbnailsObjects"] as? Int == 10,
+                "\(stats.standardOutput)")
+
+        // The feed is a file now, and the origin is gone: only the store can make a new size.
+        let feed = temporary.path("feed.json")
+        try Data(JSONFeed.listing((0..<10).map { server.url("/images/\($0).png") })).write(to: URL(fileURLWithPath: feed))
+        server.stop()
+        let second = ["warm", "file://\(feed)", "--store", location, "--store-originals", "-s", "48",
+                      "--cache-dir", temporary.path("two"), "--json"]
+        let made = try await runBlocking { try ChildProcess.run(second, environment: shared.environment, limits: .init()) }
+        #expect(made.status == 0, "\(made.standardOutput) \(made.standardError)")
+        #expect(made.jsonObject["madeFromStoredOriginals"] as? Int == 10 && made.jsonObject["storeObjectsWritten"] as? Int == 10)
+    }
+
     /// `--shard-count N` as a Kubernetes Indexed Job runs it: the index from
     /// `JOB_COMPLETION_INDEX`, and only that slice's images fetched. No store needed.
     @Test func theIndexComesFromTheJobAndOnlyItsSliceIsFetched() async throws {

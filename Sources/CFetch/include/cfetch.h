@@ -127,9 +127,12 @@ typedef struct cf_request {
     /** For a PUT: the body, upload_size bytes, copied when the transfer starts. */
     const uint8_t *upload;
     size_t upload_size;
-    /** For a PUT, instead of upload: a file whose first upload_size bytes are the body, opened when
-        the transfer starts and read as libcurl sends (the bytes are never all in memory). NULL: none. */
-    const char *upload_path;
+    /** For a PUT, instead of upload (when uploads_file is nonzero): upload_size bytes of an open
+        file from upload_offset, read as libcurl sends them, so they are never all in memory. The
+        descriptor is duplicated when the transfer starts; the caller may close its own after. */
+    uint8_t uploads_file;
+    int upload_file;
+    int64_t upload_offset;
     /** More request headers, as "Name: value" lines (header_count of them). */
     const char *const *headers;
     size_t header_count;

@@ -1,4 +1,5 @@
 import CFetch
+import Dispatch
 import Synchronization
 import ThumbnailKit
 
@@ -30,6 +31,8 @@ public final class S3ObjectStore: ObjectStore {
     /// The largest object body read (a GET); larger ones fail. Default: 16 MiB.
     public let maximumObjectBytes: Int
     private let client: CurlClient
+    /// Streams large objects (originals) into sinks, under backpressure.
+    private let streaming: HTTPDataLoader
     private let requests = Atomic<Int>(0)
     private let puts = Atomic<Int>(0)
 
@@ -40,6 +43,7 @@ public final class S3ObjectStore: ObjectStore {
         self.maximumObjectBytes = maximumObjectBytes
         do {
             client = try CurlClient(refusesPrivateAddresses: false, receiveBufferBytes: 64 * 1024)
+            streaming = try HTTPDataLoader(configuration: .init(connectTimeout: .seconds(10), maximumRedirects: 0))
         } catch {
             throw S3Error.unreachable(configuration.location, reason: "\(error)")
         }
@@ -73,15 +77,46 @@ public final class S3ObjectStore: ObjectStore {
     ///   another (`source`, `source-url`): libcurl 7.88 orders such headers for its signature
     ///   unlike S3, which then refuses every such request as `SignatureDoesNotMatch`.
     public func put(_ object: StoredObject, forKey key: String) async throws {
-        let names = object.metadata.keys.sorted()
-        for (name, next) in zip(names, names.dropFirst()) where next.hasPrefix(name) {
-            throw S3Error.configuration("metadata name \(name) begins \(next): libcurl cannot sign such a pair")
-        }
+        try Self.refuseUnsignableNames(object.metadata)
         var headers = object.metadata.sorted { $0.key < $1.key }.map { "\(S3Exchange.metadataPrefix)\($0.key): \($0.value)" }
         if let format = ImageFormat(sniffing: object.bytes) { headers.append("Content-Type: \(format.mediaType)") }
-        let response = try await send("PUT", key: key, body: object.bytes, headers: headers)
+        let response = try await send("PUT", key: key, payload: .bytes(object.bytes), headers: headers)
         guard (200...299).contains(response.status) else { throw refusal("PUT", key: key, response) }
         puts.add(1, ordering: .relaxed)
+    }
+
+    /// Streams the file's bytes to the store as libcurl sends them; only its SHA-256 is
+    /// computed first (a read of the file), for the signature.
+    public func put(contentsOf file: FileRegion, metadata: [String: String], forKey key: String) async throws {
+        try Self.refuseUnsignableNames(metadata)
+        let digest = try await withCheckedThrowingContinuation { continuation in
+            // Off the cooperative pool: it reads the whole file.
+            DispatchQueue.global().async { continuation.resume(with: Result { try SHA256.hexDigest(of: file) }) }
+        }
+        let headers = metadata.sorted { $0.key < $1.key }.map { "\(S3Exchange.metadataPrefix)\($0.key): \($0.value)" }
+        let response = try await send("PUT", url: configuration.url(forKey: key), label: "PUT \(configuration.location)/\(key)",
+                                      payload: .file(file, sha256: digest), headers: headers)
+        guard (200...299).contains(response.status) else { throw refusal("PUT", key: key, response) }
+        puts.add(1, ordering: .relaxed)
+    }
+
+    /// Streams the object into `sink` through a bounded buffer (libcurl stops reading while the
+    /// sink is behind), so an original of any size costs the buffer, not its size.
+    public func load(forKey key: String, into sink: any BodySink, maximumBytes: Int) async throws -> Bool {
+        let label = "GET \(configuration.location)/\(key)"
+        let signing = signingHeaders(payloadSHA256: SHA256.hex(SHA256.digest([UInt8]())))
+        do {
+            _ = try await streaming.load(DataRequest(url: configuration.url(forKey: key), maximumBytes: maximumBytes),
+                                         into: sink, progress: { _ in }) { [self] options, start in
+                sign(&options, headers: signing, then: start)
+            }
+            return true
+        } catch let DataLoadingError.httpStatus(_, status, _) {
+            if status == 404 { return false }
+            throw S3Error.refused(label, status: status, code: nil, message: nil)
+        } catch let error as DataLoadingError {
+            throw S3Error.unreachable(label, reason: "\(error)")
+        }
     }
 
     /// Asks whether the bucket exists and the credentials may use it (a HEAD of
@@ -125,23 +160,37 @@ public final class S3ObjectStore: ObjectStore {
 
     // MARK: - Requests
 
-    private func send(_ method: String, key: String, body: [UInt8]? = nil,
+    /// What a request sends.
+    private enum Payload {
+        case none
+        case bytes([UInt8])
+        /// A file's bytes, with their SHA-256 (hex) computed beforehand.
+        case file(FileRegion, sha256: String)
+
+        var sha256: String {
+            switch self {
+            case .none: SHA256.hex(SHA256.digest([UInt8]()))
+            case let .bytes(bytes): SHA256.hex(SHA256.digest(bytes))
+            case let .file(_, digest): digest
+            }
+        }
+    }
+
+    private func send(_ method: String, key: String, payload: Payload = .none,
                       headers: [String] = []) async throws -> S3Exchange.Response {
         try await send(method, url: configuration.url(forKey: key),
-                       label: "\(method) \(configuration.location)/\(key)", body: body, headers: headers)
+                       label: "\(method) \(configuration.location)/\(key)", payload: payload, headers: headers)
     }
 
     /// Sends one signed request and waits for its whole answer.
-    private func send(_ method: String, url: String, label: String, body: [UInt8]? = nil,
+    private func send(_ method: String, url: String, label: String, payload: Payload = .none,
                       headers: [String] = []) async throws -> S3Exchange.Response {
         requests.add(1, ordering: .relaxed)
         let exchange = S3Exchange(label: label)
-        // libcurl 7.88 signs the payload hash it is given; it does not compute one.
-        var lines = headers + ["x-amz-content-sha256: \(SHA256.hex(SHA256.digest(body ?? [])))"]
-        if let token = configuration.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        let lines = headers + signingHeaders(payloadSHA256: payload.sha256)
         let id = Atomic<UInt64>(0)
         let result = await withTaskCancellationHandler {
-            let started = start(exchange, method: method, url: url, body: body, headers: lines)
+            let started = start(exchange, method: method, url: url, payload: payload, headers: lines)
             guard started != 0 else {
                 return Result<S3Exchange.Response, S3Error>.failure(.unreachable(label, reason: "libcurl could not start the request"))
             }
@@ -156,8 +205,37 @@ public final class S3ObjectStore: ObjectStore {
         return try result.get()
     }
 
+    /// The headers every signed request carries: libcurl 7.88 signs the payload hash it is
+    /// given and does not compute one; and the session token of temporary credentials.
+    private func signingHeaders(payloadSHA256: String) -> [String] {
+        ["x-amz-content-sha256: \(payloadSHA256)"] + (configuration.sessionToken.map { ["x-amz-security-token: \($0)"] } ?? [])
+    }
+
+    /// Sets the signature's provider, the credentials and `headers` on `options` (their C
+    /// strings valid during `start`), then starts it.
+    private func sign(_ options: inout cf_request, headers: [String], then start: (inout cf_request) -> UInt64) -> UInt64 {
+        let signing = "aws:amz:\(configuration.region):s3"
+        return withCStrings(headers) { headerPointers in
+            signing.withCString { signing in
+                configuration.accessKeyID.withCString { accessKey in
+                    configuration.secretAccessKey.withCString { secret in
+                        S3Exchange.metadataPrefix.withCString { prefix in
+                            options.headers = headerPointers.baseAddress
+                            options.header_count = headerPointers.count
+                            options.aws_sigv4 = signing
+                            options.username = accessKey
+                            options.password = secret
+                            options.kept_header_prefix = prefix
+                            return start(&options)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Hands the exchange to libcurl; its callbacks own one reference until `on_complete`.
-    private func start(_ exchange: S3Exchange, method: String, url: String, body: [UInt8]?, headers: [String]) -> UInt64 {
+    private func start(_ exchange: S3Exchange, method: String, url: String, payload: Payload, headers: [String]) -> UInt64 {
         let context = Unmanaged.passRetained(exchange)
         var callbacks = cf_callbacks(
             context: context.toOpaque(),
@@ -173,42 +251,41 @@ public final class S3ObjectStore: ObjectStore {
             on_complete: { context, result in
                 Unmanaged<S3Exchange>.fromOpaque(context!).takeRetainedValue().complete(result!.pointee)
             })
-        let signing = "aws:amz:\(configuration.region):s3"
-        let id = withCStrings(headers) { headerPointers in
-            url.withCString { url in
-                method.withCString { method in
-                    signing.withCString { signing in
-                        configuration.accessKeyID.withCString { accessKey in
-                            configuration.secretAccessKey.withCString { secret in
-                                S3Exchange.metadataPrefix.withCString { prefix in
-                                    (body ?? []).withUnsafeBufferPointer { upload in
-                                        var request = cf_request()
-                                        request.url = url
-                                        request.method = method
-                                        request.upload = upload.baseAddress
-                                        request.upload_size = upload.count
-                                        request.headers = headerPointers.baseAddress
-                                        request.header_count = headerPointers.count
-                                        request.aws_sigv4 = signing
-                                        request.username = accessKey
-                                        request.password = secret
-                                        request.kept_header_prefix = prefix
-                                        request.max_bytes = Int64(maximumObjectBytes)
-                                        request.connect_timeout_ms = 10_000
-                                        request.total_timeout_ms = 120_000
-                                        request.low_speed_limit = 1024
-                                        request.low_speed_time_s = 15
-                                        return client.start(&request, &callbacks)
-                                    }
-                                }
-                            }
-                        }
+        var bytes: [UInt8] = []
+        if case let .bytes(body) = payload { bytes = body }
+        let id = url.withCString { url in
+            method.withCString { method in
+                bytes.withUnsafeBufferPointer { upload in
+                    var request = cf_request()
+                    request.url = url
+                    request.method = method
+                    request.upload = upload.baseAddress
+                    request.upload_size = upload.count
+                    if case let .file(region, _) = payload {
+                        request.uploads_file = 1
+                        request.upload_file = region.descriptor
+                        request.upload_offset = Int64(region.offset)
+                        request.upload_size = region.length
                     }
+                    request.max_bytes = Int64(maximumObjectBytes)
+                    request.connect_timeout_ms = 10_000
+                    request.total_timeout_ms = 120_000
+                    request.low_speed_limit = 1024
+                    request.low_speed_time_s = 15
+                    return sign(&request, headers: headers) { client.start(&$0, &callbacks) }
                 }
             }
         }
         if id == 0 { context.release() }
         return id
+    }
+
+    /// Refuses metadata with one name beginning another: see ``put(_:forKey:)``.
+    private static func refuseUnsignableNames(_ metadata: [String: String]) throws {
+        let names = metadata.keys.sorted()
+        for (name, next) in zip(names, names.dropFirst()) where next.hasPrefix(name) {
+            throw S3Error.configuration("metadata name \(name) begins \(next): libcurl cannot sign such a pair")
+        }
     }
 
     private func refusal(_ method: String, key: String, _ response: S3Exchange.Response) -> S3Error {

@@ -45,4 +45,19 @@ package struct SHA256 {
         }
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// Lower-case hex of the digest of a file region, read 256 KiB at a time (blocking).
+    /// - Throws: ``DiskCacheError`` when the file cannot be read.
+    package static func hexDigest(of region: FileRegion) throws -> String {
+        var hasher = SHA256()
+        var offset = 0
+        while offset < region.length {
+            let chunk = try FileSystem.read(region.descriptor, count: min(256 * 1024, region.length - offset),
+                                            at: region.offset + offset, path: "a file region")
+            guard !chunk.isEmpty else { break }
+            chunk.withUnsafeBytes { hasher.update($0) }
+            offset += chunk.count
+        }
+        return hex(hasher.finish())
+    }
 }

@@ -9,6 +9,8 @@ public struct PipelineStatistics: Sendable, Hashable {
     public var thumbnailDiskHits = 0
     /// Thumbnails read from the object store (``ThumbnailPipeline/Configuration/objectStore``).
     public var objectStoreHits = 0
+    /// Originals read from the object store instead of fetched from their origin.
+    public var objectStoreOriginalHits = 0
     /// Originals read back from the original disk tier instead of fetched.
     public var originalDiskHits = 0
     /// Fetches that returned a body (HTTP GETs with 2xx, file reads).
@@ -35,6 +37,7 @@ public struct PipelineStatistics: Sendable, Hashable {
         difference.memoryMisses = memoryMisses - earlier.memoryMisses
         difference.thumbnailDiskHits = thumbnailDiskHits - earlier.thumbnailDiskHits
         difference.objectStoreHits = objectStoreHits - earlier.objectStoreHits
+        difference.objectStoreOriginalHits = objectStoreOriginalHits - earlier.objectStoreOriginalHits
         difference.originalDiskHits = originalDiskHits - earlier.originalDiskHits
         difference.downloads = downloads - earlier.downloads
         difference.notModified = notModified - earlier.notModified

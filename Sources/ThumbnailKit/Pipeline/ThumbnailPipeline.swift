@@ -38,6 +38,10 @@ public final class ThumbnailPipeline: Sendable {
         /// `S3ObjectStore` in ThumbnailHTTP), read after the disk tiers' thumbnails
         /// and before anything is fetched, and given every thumbnail made. `nil`: none. Default: `nil`.
         public var objectStore: (any ObjectStore)?
+        /// Whether originals go into the object store too (`originals/…`, streamed from the
+        /// disk tier), and are read from it before their origin is asked: a fleet that later
+        /// wants another size then never asks the origin again. Default: `false`.
+        public var keepsOriginalsInObjectStore: Bool
         /// The memory cache's budget in bytes of pixels. Default: 64 MiB.
         public var memoryCostLimit: Int
         /// Transfers at once. Default: 6.
@@ -64,7 +68,7 @@ public final class ThumbnailPipeline: Sendable {
         public var logger: Logger
 
         public init(dataLoader: any DataLoading = FileDataLoader(), diskCache: DiskCache? = nil,
-                    objectStore: (any ObjectStore)? = nil, memoryCostLimit: Int = 64 << 20, maximumConcurrentDownloads: Int = 6,
+                    objectStore: (any ObjectStore)? = nil, keepsOriginalsInObjectStore: Bool = false, memoryCostLimit: Int = 64 << 20, maximumConcurrentDownloads: Int = 6,
                     maximumConcurrentDecodes: Int = ThumbnailPipeline.processorCount,
                     maximumConcurrentLargeDecodes: Int = 1, largeDecodeBytes: Int = 4 << 20,
                     retryPolicy: RetryPolicy = .default, maximumDownloadBytes: Int = 50_000_000,
@@ -73,6 +77,7 @@ public final class ThumbnailPipeline: Sendable {
             self.dataLoader = dataLoader
             self.diskCache = diskCache
             self.objectStore = objectStore
+            self.keepsOriginalsInObjectStore = keepsOriginalsInObjectStore
             self.memoryCostLimit = memoryCostLimit
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
@@ -96,6 +101,9 @@ public final class ThumbnailPipeline: Sendable {
     private let tiers: MemoryTier
     private let stored: StoredThumbnails?
     private let shared: SharedThumbnails?
+    private let sharedOriginals: SharedOriginals?
+    /// The original tiers: disk, the object store's originals, the fetch.
+    private let originals: any OriginalProviding
     private let renderer: ThumbnailRenderer
     private let renditions = Coalescer<RenderingTier.Work, [ThumbnailSize: Thumbnail]>()
     private let writes = StoredCopyWrites()
@@ -108,7 +116,7 @@ public final class ThumbnailPipeline: Sendable {
     /// The default composition of the tiers, built from `configuration`, with
     /// room for tiers of the app's own:
     ///
-    ///     memory → thumbnail disk → [rendering: object store, or original disk → [retrying → download limit → network]]
+    ///     memory → thumbnail disk → [rendering: object store, or original disk → (object store's originals) → [retrying → download limit → network]]
     ///
     /// - Parameters:
     ///   - rendering: given the rendering tier (every size wanted from the
@@ -151,6 +159,8 @@ public final class ThumbnailPipeline: Sendable {
             SharedThumbnails(store: $0, limits: configuration.decoder.limits,
                              appliesOrientation: configuration.decoder.appliesOrientation, logger: logger)
         }
+        sharedOriginals = configuration.keepsOriginalsInObjectStore
+            ? configuration.objectStore.map { SharedOriginals(store: $0, logger: logger) } : nil
         renderer = ThumbnailRenderer(decoder: configuration.decoder,
                                      limiter: PriorityLimiter(limit: configuration.maximumConcurrentDecodes),
                                      largeLimiter: PriorityLimiter(limit: configuration.maximumConcurrentLargeDecodes),
@@ -160,10 +170,15 @@ public final class ThumbnailPipeline: Sendable {
         let fetch = fetching(RetryingTier(next: DownloadLimitingTier(next: network, limiter: downloads),
                                           policy: configuration.retryPolicy, statistics: counters, logger: logger))
         var originals = fetch
-        if let disk = configuration.diskCache {
-            originals = OriginalDiskTier(next: fetch, disk: disk, statistics: counters, logger: logger)
+        if let sharedOriginals {
+            originals = ObjectStoreOriginalTier(next: originals, originals: sharedOriginals, statistics: counters, logger: logger)
         }
+        if let disk = configuration.diskCache {
+            originals = OriginalDiskTier(next: originals, disk: disk, statistics: counters, logger: logger)
+        }
+        self.originals = originals
         let made = rendering(RenderingTier(originals: originals, renderer: renderer, stored: stored, objectStore: shared,
+                                           objectStoreOriginals: sharedOriginals,
                                            encoder: configuration.encoder, statistics: counters, writes: writes,
                                            renditions: renditions, requestedSizes: requestedSizes, progress: progress,
                                            maximumDownloadBytes: configuration.maximumDownloadBytes, logger: logger))
@@ -283,6 +298,26 @@ public final class ThumbnailPipeline: Sendable {
             missing.insert(size)
         }
         return missing
+    }
+
+    /// Whether the object store lacks the original of `url` when it keeps
+    /// originals (``Configuration/keepsOriginalsInObjectStore``): a HEAD. `false` when it does not keep them.
+    /// - Throws: the store's error.
+    public func originalMissingFromObjectStore(of url: String) async throws -> Bool {
+        guard let sharedOriginals else { return false }
+        return try await !sharedOriginals.contains(url)
+    }
+
+    /// Puts the original of `url` into the object store: from the disk tier when
+    /// it has it (streamed), else fetched (and not kept on disk: nothing decoded
+    /// it). For an image whose thumbnails the store has already.
+    /// - Throws: the store's error, or the fetch's.
+    public func putOriginalInObjectStore(of url: String) async throws {
+        guard let sharedOriginals else { return }
+        let original = try await originals.original(for: OriginalRequest(
+            url: url, cachePolicy: .useCache, maximumBytes: configuration.maximumDownloadBytes,
+            priority: PriorityFollower(.normal), report: { _ in }))
+        try await sharedOriginals.write(original.body, metadata: original.metadata, of: url)
     }
 
     /// Copies the thumbnails of `url` that the disk tier holds, for `sizes`, to

@@ -20,6 +20,38 @@ public protocol ObjectStore: Sendable {
     /// Stores `object` under `key`, replacing any object there.
     /// - Throws: the store's error when it cannot be reached or refuses.
     func put(_ object: StoredObject, forKey key: String) async throws
+
+    /// Stores the bytes of `file` under `key`, read as they are sent: what an
+    /// original takes, which must never be in memory whole.
+    /// - Throws: the store's error; a read error of the file.
+    func put(contentsOf file: FileRegion, metadata: [String: String], forKey key: String) async throws
+
+    /// Streams the object under `key` into `sink` (``BodySink/begin(_:)``, then
+    /// its bytes), at most `maximumBytes` of them; `false`, without touching
+    /// `sink`, when there is no object. Its metadata is ``metadata(forKey:)``'s.
+    /// - Throws: the store's error; what `sink` throws; a body over `maximumBytes`.
+    func load(forKey key: String, into sink: any BodySink, maximumBytes: Int) async throws -> Bool
+}
+
+extension ObjectStore {
+    /// Reads the file into memory and stores it with ``put(_:forKey:)``: for a
+    /// store of small objects. A store of originals streams instead.
+    public func put(contentsOf file: FileRegion, metadata: [String: String], forKey key: String) async throws {
+        let bytes = try FileSystem.read(file.descriptor, count: file.length, at: file.offset, path: key)
+        try await put(StoredObject(bytes: bytes, metadata: metadata), forKey: key)
+    }
+
+    /// Reads the whole object with ``object(forKey:)`` and hands it to `sink`:
+    /// for a store of small objects. A store of originals streams instead.
+    public func load(forKey key: String, into sink: any BodySink, maximumBytes: Int) async throws -> Bool {
+        guard let object = try await object(forKey: key) else { return false }
+        guard object.bytes.count <= maximumBytes else {
+            throw DataLoadingError.tooLarge(key, bytes: object.bytes.count, limit: maximumBytes)
+        }
+        try sink.begin(ResponseHead())
+        try object.bytes.withUnsafeBytes { try sink.write($0) }
+        return true
+    }
 }
 
 /// An object's bytes and its metadata.

@@ -129,7 +129,7 @@ struct SharedThumbnails: Sendable {
     }
 
     /// A validator as a header value, or `nil` when it holds anything but printable ASCII.
-    private static func printable(_ value: String) -> String? {
+    static func printable(_ value: String) -> String? {
         value.utf8.allSatisfy { (0x20...0x7E).contains($0) } ? value : nil
     }
 

@@ -87,20 +87,24 @@ public struct CacheWarmer: Sendable {
 
     /// Warms `url` into the pipeline's object store: the sizes the store lacks
     /// (a HEAD each) are copied from the disk tier when it has them, and made
-    /// otherwise. An image the store has whole costs no download and no write.
+    /// otherwise; so is the original when the store keeps originals. An image
+    /// the store has whole costs no download and no write.
     private func warmIntoObjectStore(_ url: String, tally: Tally) async -> WarmOutcome {
         let missing: Set<ThumbnailSize>
         let copied: Set<ThumbnailSize>
         do {
             missing = try await pipeline.sizesMissingFromObjectStore(of: url, among: sizes)
-            if missing.isEmpty { return .alreadyCached }
+            let originalMissing = try await pipeline.originalMissingFromObjectStore(of: url)
+            if missing.isEmpty, !originalMissing { return .alreadyCached }
             copied = try await pipeline.copyStoredThumbnailsToObjectStore(of: url, sizes: missing)
+            tally.wrote(copied.count)
+            // Making thumbnails puts their original in too; with none to make, it goes in alone.
+            if missing == copied, originalMissing { try await pipeline.putOriginalInObjectStore(of: url) }
         } catch is CancellationError {
             return .cancelled
         } catch {
             return .failed(reason: "object store: \(error)")
         }
-        tally.wrote(copied.count)
         let remaining = missing.subtracting(copied)
         if remaining.isEmpty { return .copiedToObjectStore }
         switch await make(url, sizes: remaining, revalidate: false, tally: tally) {

@@ -31,10 +31,10 @@ final class ObjectStoreTierTests {
     }
 
     /// A pipeline of its own machine: its own disk cache, the shared store.
-    func makePipeline(disk: String, store: (any ObjectStore)? = nil) throws -> ThumbnailPipeline {
+    func makePipeline(disk: String, store: (any ObjectStore)? = nil, keepsOriginals: Bool = false) throws -> ThumbnailPipeline {
         ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader(),
                                                diskCache: try DiskCache(directory: temporary.path(disk)),
-                                               objectStore: try store ?? makeStore()))
+                                               objectStore: try store ?? makeStore(), keepsOriginalsInObjectStore: keepsOriginals))
     }
 
     func objectKey(_ url: String, _ size: ThumbnailSize) throws -> String {
@@ -96,5 +96,40 @@ final class ObjectStoreTierTests {
         #expect(made.thumbnails[.fit(64)] != nil && pipeline.statistics.downloads == 1)
         let failure = try #require(made.storageFailure as? S3Error)
         guard case .unreachable = failure else { Issue.record("expected unreachable, got \(failure)"); return }
+    }
+
+    @Test func anOriginalKeptInTheStoreMakesANewSizeOnAnotherMachineWithoutTheOrigin() async throws {
+        let url = server.url("/a.jpg")
+        _ = try await makePipeline(disk: "one", keepsOriginals: true).thumbnails(of: url, sizes: [.fit(64)])
+        let key = SharedOriginals(store: try makeStore(), logger: .init(label: "test")).objectKey(for: url)
+        let stored = try #require(try await makeStore().object(forKey: key))
+        #expect(stored.bytes == (try Fixtures.bytes(ofTestImage: Self.photoName)))
+        #expect(stored.metadata["sha256"] == SHA256.hex(SHA256.digest(stored.bytes)))
+
+        let other = try makePipeline(disk: "two", keepsOriginals: true)
+        let made = try await other.thumbnail(for: ThumbnailRequest(url: url, size: .fit(200)))
+        #expect((made.width, made.height) == (200, 133))
+        #expect(other.statistics.objectStoreOriginalHits == 1 && other.statistics.downloads == 0)
+        #expect(server.requestCount("/a.jpg") == 1)
+        // Kept on that machine's disk too: the next size there reads nothing from the store.
+        let restarted = try makePipeline(disk: "two", keepsOriginals: true)
+        _ = try await restarted.thumbnail(for: ThumbnailRequest(url: url, size: .fit(100)))
+        #expect(restarted.statistics.originalDiskHits == 1 && restarted.statistics.objectStoreOriginalHits == 0)
+    }
+
+    @Test func anOriginalWhoseBytesDoNotMatchItsChecksumIsFetchedFromTheOriginInstead() async throws {
+        let url = server.url("/a.jpg")
+        _ = try await makePipeline(disk: "one", keepsOriginals: true).thumbnails(of: url, sizes: [.fit(64)])
+        let store = try makeStore()
+        let key = SharedOriginals(store: store, logger: .init(label: "test")).objectKey(for: url)
+        let good = try #require(try await store.object(forKey: key))
+        var damaged = good.bytes
+        damaged[damaged.count - 100] ^= 0x01
+        try await store.put(StoredObject(bytes: damaged, metadata: good.metadata), forKey: key)
+
+        let other = try makePipeline(disk: "two", keepsOriginals: true)
+        _ = try await other.thumbnail(for: ThumbnailRequest(url: url, size: .fit(200)))
+        #expect(other.statistics.objectStoreOriginalHits == 0 && other.statistics.downloads == 1)
+        #expect(server.requestCount("/a.jpg") == 2)
     }
 }

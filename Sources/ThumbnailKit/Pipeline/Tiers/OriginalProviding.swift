@@ -50,6 +50,8 @@ public struct Original: Sendable {
     public var keep: (@Sendable () async throws -> Void)?
     /// The server answered 304: the stored copy the validators named is current.
     var isNotModified = false
+    /// Read from the object store's originals: no need to put it there again.
+    var isFromObjectStore = false
 
     public init(body: Body, metadata: DiskCacheMetadata, keep: (@Sendable () async throws -> Void)? = nil) {
         self.body = body

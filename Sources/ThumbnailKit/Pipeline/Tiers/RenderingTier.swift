@@ -19,6 +19,8 @@ struct RenderingTier: ThumbnailProviding {
     let stored: StoredThumbnails?
     /// The object store's thumbnails, when the pipeline has one.
     let objectStore: SharedThumbnails?
+    /// The object store's originals, when the pipeline keeps them there.
+    let objectStoreOriginals: SharedOriginals?
     let encoder: ThumbnailEncoder
     let statistics: StatisticsCounter
     let writes: StoredCopyWrites
@@ -69,14 +71,26 @@ struct RenderingTier: ThumbnailProviding {
         return made
     }
 
-    /// Stores the original, and each thumbnail made of it, encoded once, on disk and in the object store.
+    /// Stores the original (in the object store too, when it keeps originals), and each thumbnail
+    /// made of it, encoded once, on disk and in the object store.
     /// - Returns: why a copy is not stored (the last that failed is logged too), or `nil`.
     private func keep(_ original: Original, _ made: [ThumbnailSize: Thumbnail], of url: String) async -> (any Error)? {
         var failure: (any Error)?
+        if let objectStoreOriginals, !original.isFromObjectStore {
+            // Before the disk tier commits it: a download's temporary file is still open to read.
+            do {
+                let stored = original.isNew ? false : try await objectStoreOriginals.contains(url)
+                if !stored {
+                    try await objectStoreOriginals.write(original.body, metadata: original.metadata, of: url)
+                }
+            } catch {
+                failure = error
+            }
+        }
         do {
             try await original.keep?()
         } catch {
-            failure = error
+            failure = failure ?? error
         }
         if stored != nil || objectStore != nil {
             for (size, thumbnail) in made {
