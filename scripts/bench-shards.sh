@@ -4,7 +4,7 @@
 # Swift's s3api, scripts/s3-store.py), every process on this machine, each with an
 # empty disk cache and a bucket of its own per run. The feed is the test photos
 # repeated under distinct URLs (scripts/bench/warm_server.py), one 256 px thumbnail
-# per image. Two ceilings: the store's own PUT rate (20 KB objects, 8 in flight,
+# per image, and the CPU the warm processes took (user + sys) per image. Two ceilings: the store's own PUT rate (20 KB objects, 8 in flight,
 # through boto3 when the Python running this has it), and the rate of a warm that
 # only copies thumbnails its disk cache already has into an empty bucket (a HEAD
 # and a PUT per image: everything but fetching and decoding).
@@ -36,7 +36,8 @@ warm_shards() {
     local start end pids=()
     start=$(date +%s.%N)
     for index in $(seq 0 $((shards - 1))); do
-        "$bin" warm "$feed" --store "s3://$bucket/thumbs" --shard "$index/$shards" --cache-dir "$cache-$index" \
+        /usr/bin/time -f "%U %S" -o "$work/time-$bucket-$index" \
+            "$bin" warm "$feed" --store "s3://$bucket/thumbs" --shard "$index/$shards" --cache-dir "$cache-$index" \
             --json --quiet > "$work/summary-$bucket-$index.json" &
         pids+=("$!")
     done
@@ -46,16 +47,18 @@ warm_shards() {
 import glob, json, sys
 name, shards, start, end, items, work, bucket = sys.argv[1:]
 summaries = [json.load(open(p)) for p in glob.glob("%s/summary-%s-*.json" % (work, bucket))]
+cpu = sum(sum(map(float, open(p).read().split()[-2:])) for p in glob.glob("%s/time-%s-*" % (work, bucket)))
 wall = float(end) - float(start)
 written = sum(s["storeObjectsWritten"] for s in summaries)
 fetched = sum(s["fetched"] for s in summaries)
 failed = sum(s["failed"] for s in summaries)
-print("| %s | %s | %d | %d | %d | %.2f | %.1f |" % (name, shards, fetched, written, failed, wall, int(items) / wall))
+print("| %s | %s | %d | %d | %d | %.2f | %.1f | %.1f |" % (name, shards, fetched, written, failed, wall, int(items) / wall,
+                                                      1000 * cpu / int(items)))
 PY
 }
 
-echo "| run | shards | fetched | objects written | failed | wall s | images/s |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| run | shards | fetched | objects written | failed | wall s | images/s | warm CPU ms/image |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 warm_shards "fetch, decode, store" 1 one
 warm_shards "fetch, decode, store" 2 two
 warm_shards "fetch, decode, store" 4 four

@@ -133,7 +133,7 @@ import ThumbnailKit
         #expect(complete.count == 120 && complete.unreadable.isEmpty)
     }
 
-    @Test(needsStore, .timeLimit(.minutes(2)))
+    @Test(needsStore, .timeLimit(.minutes(3)))
     func aStoreStoppedMidRunFailsTheImagesNamingItAndARerunAfterItsRestartCompletes() async throws {
         _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
         let own = try await S3TestStore()
@@ -145,7 +145,8 @@ import ThumbnailKit
         let running = try ChildProcess.start(arguments, environment: own.environment)
         #expect(try await polling(for: .seconds(60)) { try await self.storedObjects(store).count >= 10 })
         try await own.stop()
-        let outcome = try await runBlocking { running.wait(within: .init(duration: .seconds(60))) }
+        // Each request to the stopped store is tried 4 times over about 2 s before its image fails.
+        let outcome = try await runBlocking { running.wait(within: .init(duration: .seconds(100))) }
         #expect(outcome.status == 1, "\(outcome.standardOutput) \(outcome.standardError)")
         let failures = outcome.jsonObject["failures"] as? [[String: Any]] ?? []
         #expect(!failures.isEmpty)

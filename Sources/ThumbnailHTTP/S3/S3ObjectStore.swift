@@ -30,6 +30,9 @@ public final class S3ObjectStore: ObjectStore {
     public let configuration: S3Configuration
     /// The largest object body read (a GET); larger ones fail. Default: 16 MiB.
     public let maximumObjectBytes: Int
+    /// When a request is tried again: no answer, 408, 429 and 5xx (S3's `503 SlowDown` while it
+    /// partitions a busy prefix), with exponential backoff and jitter. Default: 4 attempts from 250 ms.
+    public let retryPolicy: RetryPolicy
     private let client: CurlClient
     /// Streams large objects (originals) into sinks, under backpressure.
     private let streaming: HTTPDataLoader
@@ -38,9 +41,11 @@ public final class S3ObjectStore: ObjectStore {
 
     /// Starts the client's I/O thread.
     /// - Throws: ``S3Error/unreachable(_:reason:)`` when libcurl cannot start.
-    public init(configuration: S3Configuration, maximumObjectBytes: Int = 16 << 20) throws {
+    public init(configuration: S3Configuration, maximumObjectBytes: Int = 16 << 20,
+                retryPolicy: RetryPolicy = RetryPolicy(maximumAttempts: 4)) throws {
         self.configuration = configuration
         self.maximumObjectBytes = maximumObjectBytes
+        self.retryPolicy = retryPolicy
         do {
             client = try CurlClient(refusesPrivateAddresses: false, receiveBufferBytes: 64 * 1024)
             streaming = try HTTPDataLoader(configuration: .init(connectTimeout: .seconds(10), maximumRedirects: 0))
@@ -182,9 +187,26 @@ public final class S3ObjectStore: ObjectStore {
                        label: "\(method) \(configuration.location)/\(key)", payload: payload, headers: headers)
     }
 
-    /// Sends one signed request and waits for its whole answer.
+    /// Sends a signed request and waits for its whole answer, trying again after a transient
+    /// failure as ``retryPolicy`` says; the last answer or error is returned.
     private func send(_ method: String, url: String, label: String, payload: Payload = .none,
                       headers: [String] = []) async throws -> S3Exchange.Response {
+        var attempt = 1
+        while true {
+            let result = try await sendOnce(method, url: url, label: label, payload: payload, headers: headers)
+            let transient = switch result {
+            case let .success(response): RetryPolicy.isTransient(status: response.status)
+            case .failure: true
+            }
+            guard transient, let delay = retryPolicy.delay(afterAttempt: attempt) else { return try result.get() }
+            try await Task.sleep(for: delay)
+            attempt += 1
+        }
+    }
+
+    /// Sends one signed request and waits for its whole answer.
+    private func sendOnce(_ method: String, url: String, label: String, payload: Payload,
+                          headers: [String]) async throws -> Result<S3Exchange.Response, S3Error> {
         requests.add(1, ordering: .relaxed)
         let exchange = S3Exchange(label: label)
         let lines = headers + signingHeaders(payloadSHA256: payload.sha256)
@@ -202,7 +224,7 @@ public final class S3ObjectStore: ObjectStore {
             if started != 0 { client.cancel(started) }
         }
         try Task.checkCancellation()
-        return try result.get()
+        return result
     }
 
     /// The headers every signed request carries: libcurl 7.88 signs the payload hash it is

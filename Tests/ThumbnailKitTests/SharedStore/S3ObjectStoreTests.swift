@@ -104,3 +104,36 @@ struct S3ObjectStoreTests {
         }
     }
 }
+
+/// Transient failures of a store (S3's `503 SlowDown` while it partitions a busy prefix) are
+/// tried again with backoff. The failures come from a loopback server that answers 503 first:
+/// fault injection, the only thing the real store cannot be asked to do on cue.
+@Suite struct S3RetryTests {
+    @Test func aSlowDownIsTriedAgainAndTheAnswerAfterItCounts() async throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        let slowDown = TestHTTPServer.Behavior(status: 503, body: Array("<Error><Code>SlowDown</Code></Error>".utf8))
+        server.route("/b/p/thumbnails/k", slowDown, slowDown, .init(status: 200, headers: ["x-amz-meta-size": "256"]))
+        server.route("/b/p/thumbnails/never", slowDown, slowDown, slowDown, slowDown, slowDown)
+        let store = try S3ObjectStore(
+            configuration: .init(endpoint: server.url(""), region: "us-east-1", bucket: "b", prefix: "p",
+                                 accessKeyID: "key", secretAccessKey: "secret"),
+            retryPolicy: RetryPolicy(maximumAttempts: 4, initialDelay: .milliseconds(1)))
+
+        #expect(try await store.metadata(forKey: "thumbnails/k") == ["size": "256"])
+        #expect(server.requestCount("/b/p/thumbnails/k") == 3)
+
+        let error = await #expect(throws: S3Error.self) { try await store.metadata(forKey: "thumbnails/never") }
+        #expect(error == .refused("HEAD s3://b/p/thumbnails/never", status: 503, code: nil, message: nil))
+        #expect(server.requestCount("/b/p/thumbnails/never") == 4)
+        // Signed as S3 wants: the algorithm, the key, and the payload's hash.
+        let head = try #require(server.receivedRequests.last)
+        #expect(head.headers["authorization"]?.hasPrefix("AWS4-HMAC-SHA256 Credential=key/") == true, "\(head.headers)")
+        #expect(head.headers["x-amz-content-sha256"] == SHA256Hex.empty)
+    }
+}
+
+enum SHA256Hex {
+    /// The SHA-256 of no bytes: a request without a body signs this payload hash.
+    static let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+}
