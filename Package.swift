@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),  // LogEvent, which the tests' log handler takes
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),  // kitty graphics payloads
     ],
     targets: [
         // The system codec libraries, found through pkg-config (giflib: see CGIF).
@@ -118,11 +119,11 @@ let package = Package(
             dependencies: ["CLazyLibXML2", "CLazyCurl"],
             swiftSettings: [.unsafeFlags(libxml2Headers.flatMap { ["-Xcc", $0] })]
         ),
-        // The terminal list front end's pieces: thumbnails as half-block cells,
-        // a diffing screen buffer, key decoding, layout. No Foundation.
+        // The terminal list front end's pieces: thumbnails as half-block cells, sixel images or
+        // kitty graphics, a diffing screen buffer, key decoding, layout. No Foundation.
         .target(
             name: "ThumbnailTerminal",
-            dependencies: ["ThumbnailKit"]
+            dependencies: ["ThumbnailKit", .product(name: "ExtrasBase64", package: "swift-extras-base64")]
         ),
         // The benchmark harness: a scripted scroll over a list, and what it saw.
         // For memory-profile and the tests, not a product for apps.

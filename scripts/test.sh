@@ -25,6 +25,13 @@ scripts/setup.sh
 # The object-store tests run against a real S3-compatible server on loopback; where it cannot be
 # installed they skip, saying why.
 scripts/setup-store.sh || echo "test: no loopback S3 store here; the object-store tests will skip" >&2
+# The sixel encoder's test decodes its output with libsixel's sixel2png; it skips without it.
+if ! command -v sixel2png >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "test: installing libsixel-bin (sixel2png) with apt-get" >&2
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends libsixel-bin >/dev/null; } \
+        || echo "test: no sixel2png here; the sixel decode test will skip" >&2
+fi
 swift build --build-tests
 # The adopter fixture, an app's package that uses the library by path. Built here, before the
 # tests, so that AdopterPackageTests, which builds it again, finds it current instead of compiling
