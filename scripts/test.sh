@@ -25,12 +25,16 @@ scripts/setup.sh
 # The object-store tests run against a real S3-compatible server on loopback; where it cannot be
 # installed they skip, saying why.
 scripts/setup-store.sh || echo "test: no loopback S3 store here; the object-store tests will skip" >&2
-# The sixel encoder's test decodes its output with libsixel's sixel2png; it skips without it.
-if ! command -v sixel2png >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+# The graphics tests: the sixel encoder's output decoded by libsixel's sixel2png, and browse in a
+# real xterm (a VT340, with sixel) on Xvfb, driven by xdotool, seen through xwd, in the 6x13 font of
+# xfonts-base. Where these cannot be installed, those tests skip, saying why.
+graphics_tools="sixel2png Xvfb xterm xwd xdotool"
+if ! (for tool in $graphics_tools; do command -v "$tool" >/dev/null 2>&1 || exit 1; done) && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    echo "test: installing libsixel-bin (sixel2png) with apt-get" >&2
-    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends libsixel-bin >/dev/null; } \
-        || echo "test: no sixel2png here; the sixel decode test will skip" >&2
+    echo "test: installing libsixel-bin xvfb xterm x11-apps xdotool xfonts-base with apt-get" >&2
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        libsixel-bin xvfb xterm x11-apps xdotool xfonts-base >/dev/null; } \
+        || echo "test: the graphics tools could not be installed; the sixel and xterm tests will skip" >&2
 fi
 swift build --build-tests
 # The adopter fixture, an app's package that uses the library by path. Built here, before the

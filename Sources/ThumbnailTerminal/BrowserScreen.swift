@@ -13,6 +13,8 @@ import ThumbnailKit
     /// Shown while the feed loads and when it fails: where it comes from.
     public let feedName: String
     public let colorMode: ColorMode
+    /// How the list draws thumbnails.
+    public let graphics: TerminalGraphics
     /// The list, once the feed has loaded.
     public private(set) var list: ListBrowser?
     private let pipeline: ThumbnailPipeline
@@ -29,9 +31,10 @@ import ThumbnailKit
     ///   - onStateChange: called whenever the feed or a row on screen changes
     ///     state, so the front end draws a frame.
     public init(feed: any Loadable<[ListBrowser.Item]>, feedName: String, pipeline: ThumbnailPipeline,
-                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode,
+                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                 onStateChange: @escaping @MainActor () -> Void = {}) {
         self.feed = feed
+        self.graphics = graphics
         self.feedName = feedName
         self.pipeline = pipeline
         self.columns = columns
@@ -124,6 +127,6 @@ import ThumbnailKit
     private func showListIfLoaded() {
         guard list == nil, let items = feed.currentState.value else { return }
         list = ListBrowser(items: items, pipeline: pipeline, columns: columns, rows: rows, rowHeight: rowHeight,
-                           colorMode: colorMode, onStateChange: onStateChange)
+                           colorMode: colorMode, graphics: graphics, onStateChange: onStateChange)
     }
 }

@@ -27,6 +27,8 @@ import ThumbnailKit
     /// What the status line reports: the provider's memory, work in flight and disk hits.
     public let work: any ThumbnailWorkReporting
     public let colorMode: ColorMode
+    /// How thumbnails are drawn: half blocks, or a graphics protocol at `cellSize` pixels a cell.
+    public let graphics: TerminalGraphics
     public private(set) var layout: BrowserLayout
     public private(set) var viewport: ListViewport
     /// The rows and their reused cells.
@@ -39,9 +41,10 @@ import ThumbnailKit
 
     /// A browser whose rows load from `pipeline`, which the status line also reports on.
     public convenience init(items: [Item], pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
-                            colorMode: ColorMode, onStateChange: @escaping @MainActor () -> Void = {}) {
+                            colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
+                            onStateChange: @escaping @MainActor () -> Void = {}) {
         self.init(items: items, provider: pipeline, work: pipeline, columns: columns, rows: rows,
-                  rowHeight: rowHeight, colorMode: colorMode, onStateChange: onStateChange)
+                  rowHeight: rowHeight, colorMode: colorMode, graphics: graphics, onStateChange: onStateChange)
     }
 
     /// - Parameters:
@@ -50,17 +53,19 @@ import ThumbnailKit
     ///   - onStateChange: called whenever a row on screen changes state
     ///     (loading, progress, loaded, failed), so the front end draws a frame.
     public init(items: [Item], provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
-                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode,
+                columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                 onStateChange: @escaping @MainActor () -> Void = {}) {
         self.items = items
         self.work = work
         self.colorMode = colorMode
+        self.graphics = graphics
         self.rowHeight = rowHeight
         self.onStateChange = onStateChange
         layout = BrowserLayout(columns: columns, rows: rows, rowHeight: rowHeight)
         viewport = ListViewport(itemCount: items.count, visibleRows: layout.visibleRows)
-        // Thumbnails are made at the size they are drawn: the image area of a row, two pixels a cell.
-        let size = ThumbnailSize.fit(width: layout.thumbnailColumns, height: 2 * (rowHeight - 1))
+        // Thumbnails are made at the size they are drawn: the image area of a row, two pixels a
+        // cell in half blocks, the cells' own pixels with a graphics protocol.
+        let size = graphics.thumbnailSize(columns: layout.thumbnailColumns, rows: rowHeight - 1)
         list = ListController(rows: items.map { item in
             let row = ThumbnailRowController(request: ThumbnailRequest(url: item.imageURL, size: size),
                                              title: item.title, provider: provider)
@@ -139,14 +144,20 @@ import ThumbnailKit
         let layout = layout
         let drawn = drawn
         let beside = { (region: ScreenRegion) in region.inset(columns: layout.textColumn - region.column, rows: 1) }
+        let graphics = graphics
         return LoadingView(spinner: spinner) { thumbnail, region, screen in
+            let source = thumbnail.source
+            screen.put("\(source.width)×\(source.height)", line: 0, of: beside(region), foreground: Palette.dim)
+            guard graphics == .halfBlocks else {
+                screen.place(thumbnail, column: region.column, row: region.row, columns: layout.thumbnailColumns,
+                             rows: region.rows)
+                return
+            }
             let key = ObjectIdentifier(thumbnail.pixels)
             let image = drawn[key] ?? HalfBlockImage(thumbnail: thumbnail, columns: layout.thumbnailColumns,
                                                      rows: region.rows, background: Palette.background)
             keep(key, image)
             screen.put(image, column: region.column, row: region.row)
-            let source = thumbnail.source
-            screen.put("\(source.width)×\(source.height)", line: 0, of: beside(region), foreground: Palette.dim)
         }
         .progressView { progress, spinner, region, screen in
             LoadingView<Thumbnail>.defaultProgressView(progress, spinner: spinner, in: beside(region), on: &screen)

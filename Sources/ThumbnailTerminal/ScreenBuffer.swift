@@ -1,9 +1,15 @@
-/// What the terminal should show: a grid of styled cells. Rendering one
-/// buffer against the last one drawn writes only the cells that changed.
+import ThumbnailKit
+
+/// What the terminal should show: a grid of styled cells, and the images a
+/// graphics protocol draws over blank cells. Rendering one buffer against the
+/// last one drawn writes only the cells that changed; an ``ImageRenderer``
+/// does the same for the images.
 public struct ScreenBuffer: Sendable, Hashable {
     public let columns: Int
     public let rows: Int
     private var cells: [StyledCell]
+    /// The images over the cells, in the order placed.
+    public private(set) var images: [ImagePlacement] = []
 
     public init(columns: Int, rows: Int) {
         self.columns = max(0, columns)
@@ -47,6 +53,13 @@ public struct ScreenBuffer: Sendable, Hashable {
                       column: column + x, row: row + y)
             }
         }
+    }
+
+    /// Shows `thumbnail` over `columns` × `rows` cells from `column`, `row`, through the
+    /// graphics protocol; the cells under it are left blank for it.
+    public mutating func place(_ thumbnail: Thumbnail, column: Int, row: Int, columns: Int, rows: Int) {
+        guard row >= 0, column >= 0, row + rows <= self.rows, column + columns <= self.columns else { return }
+        images.append(ImagePlacement(thumbnail: thumbnail, column: column, row: row, columns: columns, rows: rows))
     }
 
     /// Puts `character`, `width` cells wide, at `column` in `style`; a wide

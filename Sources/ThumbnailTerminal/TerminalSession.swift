@@ -59,9 +59,41 @@ import Darwin
         return (Int(window.ws_col), Int(window.ws_row))
     }
 
+    /// One cell's size in pixels from the window size (`TIOCGWINSZ`'s pixel fields), when the terminal fills them in.
+    public var cellPixelSize: CellPixelSize? {
+        var window = winsize()
+        guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0,
+              window.ws_xpixel > 0, window.ws_ypixel > 0 else { return nil }
+        let cell = CellPixelSize(width: Int(window.ws_xpixel) / Int(window.ws_col),
+                                 height: Int(window.ws_ypixel) / Int(window.ws_row))
+        return cell.width > 0 && cell.height > 0 ? cell : nil
+    }
+
+    /// Asks the terminal what it can draw (``GraphicsDetection``), waiting at most
+    /// `timeout` for its answers; in raw mode, so call it after ``enter()``. The cell
+    /// size falls back to the window's pixel fields.
+    /// - Returns: what it said, and the bytes that were keys typed meanwhile.
+    public func detectGraphics(timeout: Duration) -> (capabilities: TerminalCapabilities, keys: [UInt8]) {
+        write(String(decoding: GraphicsDetection.queries, as: UTF8.self))
+        var (capabilities, keys) = GraphicsDetection.detect(timeout: timeout) { [input] remaining in
+            var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            guard poll(&descriptor, 1, milliseconds) > 0 else { return [] }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = read(input, &buffer, buffer.count)
+            return count > 0 ? Array(buffer[..<count]) : []
+        }
+        if capabilities.cellSize == nil { capabilities.cellSize = cellPixelSize }
+        return (capabilities, keys)
+    }
+
     /// Writes `text` whole.
     public func write(_ text: String) {
-        let bytes = Array(text.utf8)
+        write(bytes: Array(text.utf8))
+    }
+
+    /// Writes `bytes` whole.
+    public func write(bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { systemWrite(output, $0.baseAddress, $0.count) }

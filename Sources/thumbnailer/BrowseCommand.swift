@@ -32,6 +32,12 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
     @Option(help: "Text lines per row (the thumbnail is one line less), at least 3.")
     var rowHeight = 7
 
+    @Option(help: """
+        How thumbnails are drawn: auto (ask the terminal: kitty graphics, else sixel, else half \
+        blocks; half blocks inside tmux), kitty, sixel or blocks.
+        """)
+    var graphics = GraphicsProtocol.auto
+
     func validate() throws {
         guard rowHeight >= 3 else { throw ValidationError("--row-height must be at least 3") }
     }
@@ -58,7 +64,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
             Self.feedLoader(source: feedSource, loader: feedLoader, retryPolicy: retryPolicy)
         }
         await BrowserLoop(session: session, feed: feed, feedName: source.feed, pipeline: pipeline,
-                          rowHeight: rowHeight).run()
+                          rowHeight: rowHeight, requestedGraphics: graphics).run()
     }
 
     /// The feed, loaded inside the screen: one fetch per attempt, `--retries`

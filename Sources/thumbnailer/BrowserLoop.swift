@@ -21,6 +21,8 @@ import Darwin
     let feedName: String
     let pipeline: ThumbnailPipeline
     let rowHeight: Int
+    /// How thumbnails are drawn, as asked (`--graphics`).
+    let requestedGraphics: GraphicsProtocol
 
     private enum Event: Sendable {
         case input([UInt8])
@@ -37,7 +39,13 @@ import Darwin
     func run() async {
         session.enter()
         defer { session.restore() }
+        // Before the key reader starts: the terminal's answers arrive on the same input.
+        let (graphics, typedMeanwhile) = detectGraphics()
+        let size = session.size
+        let renderer = graphics.makeRenderer(retained: max(8, 3 * size.rows / rowHeight))
+        defer { if let renderer { session.write(bytes: renderer.finish()) } }
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
+        if !typedMeanwhile.isEmpty { sink.yield(.input(typedMeanwhile)) }
         DetachedThread.start {
             var buffer = [UInt8](repeating: 0, count: 256)
             while true {
@@ -66,16 +74,17 @@ import Darwin
             heldFrame?.cancel()
         }
 
-        let size = session.size
         let screen = BrowserScreen(feed: feed, feedName: feedName, pipeline: pipeline, columns: size.columns,
                                    rows: size.rows, rowHeight: rowHeight,
-                                   colorMode: .detect(environment: ProcessEnvironment.variables())) { sink.yield(.changed) }
+                                   colorMode: .detect(environment: ProcessEnvironment.variables()),
+                                   graphics: graphics) { sink.yield(.changed) }
         var decoder = KeyDecoder()
         var shown: ScreenBuffer?
         var cap = FrameCap(interval: .milliseconds(30))
         func draw() {
             let frame = screen.frame(residentBytes: ProcessMemory.residentBytes)
             session.write(frame.render(changesFrom: shown, mode: screen.colorMode))
+            if let renderer { session.write(bytes: renderer.render(frame.images, redrawn: shown == nil)) }
             shown = frame
             cap.drawn(at: .now)
         }
@@ -117,5 +126,15 @@ import Darwin
                 draw()
             }
         }
+    }
+
+    /// The graphics `--graphics` asks for, at the terminal's cell size. `auto` asks the
+    /// terminal (300 ms at most); inside tmux, whose own answers say nothing of the
+    /// terminal around it, `auto` keeps to half blocks.
+    private func detectGraphics() -> (TerminalGraphics, [UInt8]) {
+        let insideTmux = ProcessEnvironment.variables()["TMUX"] != nil
+        guard requestedGraphics != .blocks, !(requestedGraphics == .auto && insideTmux) else { return (.halfBlocks, []) }
+        let (capabilities, keys) = session.detectGraphics(timeout: .milliseconds(300))
+        return (capabilities.graphics(for: requestedGraphics), keys)
     }
 }

@@ -14,8 +14,8 @@ import ThumbnailKit
         // The payload is base64 of the 16 bytes, as Python's base64 module writes it.
         #expect(String(decoding: KittyGraphics.transmit(rgba: Self.twoByTwo, width: 2, height: 2, id: 7), as: UTF8.self)
             == "\(esc)_Ga=t,f=32,s=2,v=2,i=7,q=2;/wAA/wD/AP8AAP//////gA==\(esc)\\")
-        #expect(String(decoding: KittyGraphics.place(id: 7, placement: 3, columns: 16, rows: 6), as: UTF8.self)
-            == "\(esc)_Ga=p,i=7,p=3,c=16,r=6,C=1,q=2\(esc)\\")
+        #expect(String(decoding: KittyGraphics.place(id: 7, placement: 3), as: UTF8.self)
+            == "\(esc)_Ga=p,i=7,p=3,C=1,q=2\(esc)\\")
         #expect(String(decoding: KittyGraphics.remove(id: 7, placement: 3), as: UTF8.self)
             == "\(esc)_Ga=d,d=i,i=7,p=3,q=2\(esc)\\")
         #expect(String(decoding: KittyGraphics.delete(id: 7), as: UTF8.self) == "\(esc)_Ga=d,d=I,i=7,q=2\(esc)\\")

@@ -6,8 +6,6 @@ public enum GraphicsProtocol: String, Sendable, Hashable, CaseIterable {
     case kitty
     /// Sixel images, one per visible thumbnail.
     case sixel
-    /// iTerm2's inline images.
-    case iterm
     /// Two pixels a cell in half blocks: every terminal with colour.
     case blocks
 }
@@ -39,6 +37,19 @@ public struct TerminalCapabilities: Sendable, Hashable {
         if kittyGraphics { return .kitty }
         if sixel { return .sixel }
         return .blocks
+    }
+
+    /// How thumbnails are drawn for `requested`: ``resolve(_:)``'s protocol at this
+    /// terminal's cell size, or `fallbackCell` when it did not say (a protocol asked
+    /// for by name is used even then).
+    public func graphics(for requested: GraphicsProtocol, fallbackCell: CellPixelSize = CellPixelSize(width: 8, height: 16))
+        -> TerminalGraphics {
+        let cell = cellSize ?? fallbackCell
+        return switch resolve(requested) {
+        case .kitty: .kitty(cell: cell)
+        case .sixel: .sixel(cell: cell)
+        case .auto, .blocks: .halfBlocks
+        }
     }
 }
 

@@ -31,10 +31,11 @@ public enum KittyGraphics {
         return output
     }
 
-    /// Shows image `id` at the cursor over `columns` × `rows` cells, as placement
-    /// `placement` (placing it again with the same ids moves it), without moving the cursor (`C=1`).
-    public static func place(id: UInt32, placement: UInt32, columns: Int, rows: Int) -> [UInt8] {
-        command("a=p,i=\(id),p=\(placement),c=\(columns),r=\(rows),C=1,q=2")
+    /// Shows image `id` at the cursor, at its own pixel size (thumbnails are made at
+    /// the pixel size of the cells they cover), as placement `placement`: placing it
+    /// again with the same ids moves it. The cursor does not move (`C=1`).
+    public static func place(id: UInt32, placement: UInt32) -> [UInt8] {
+        command("a=p,i=\(id),p=\(placement),C=1,q=2")
     }
 
     /// Removes placement `placement` of image `id` from the screen; the image stays, ready to be placed again.

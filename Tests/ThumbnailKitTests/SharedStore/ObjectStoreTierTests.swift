@@ -55,7 +55,9 @@ final class ObjectStoreTierTests {
         #expect(server.requestCount("/a.jpg") == 1)
         #expect(read.source == made.thumbnails[.fit(128)]?.source && (read.width, read.height) == (128, 85))
 
-        // Its disk tier has it now: the next process on that machine asks nobody.
+        // Its disk tier has it now (once the write that follows the answer is done): the next
+        // process on that machine asks nobody.
+        await other.waitForAbandonedWork()
         let restarted = try makePipeline(disk: "two")
         _ = try await restarted.thumbnail(for: ThumbnailRequest(url: url, size: .fit(128)))
         #expect(restarted.statistics.thumbnailDiskHits == 1 && restarted.statistics.objectStoreHits == 0)
@@ -112,6 +114,7 @@ final class ObjectStoreTierTests {
         #expect(other.statistics.objectStoreOriginalHits == 1 && other.statistics.downloads == 0)
         #expect(server.requestCount("/a.jpg") == 1)
         // Kept on that machine's disk too: the next size there reads nothing from the store.
+        await other.waitForAbandonedWork()
         let restarted = try makePipeline(disk: "two", keepsOriginals: true)
         _ = try await restarted.thumbnail(for: ThumbnailRequest(url: url, size: .fit(100)))
         #expect(restarted.statistics.originalDiskHits == 1 && restarted.statistics.objectStoreOriginalHits == 0)

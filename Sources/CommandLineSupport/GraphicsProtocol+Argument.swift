@@ -1,0 +1,5 @@
+import ArgumentParser
+import ThumbnailTerminal
+
+/// `--graphics auto|kitty|sixel|blocks`.
+extension GraphicsProtocol: ExpressibleByArgument {}

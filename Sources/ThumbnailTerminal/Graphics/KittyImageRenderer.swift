@@ -1,0 +1,68 @@
+/// Draws a frame's images with the kitty graphics protocol: each thumbnail is
+/// transmitted once under an id, placed by id where its row is, moved by
+/// placing it again, taken off the screen when its row leaves it, and deleted
+/// from the terminal (data and all) once more than ``retainedImages`` are
+/// held and it is the least recently shown. Scrolling sends placements, never
+/// pixels again, for the thumbnails the terminal still holds.
+@MainActor public final class KittyImageRenderer: ImageRenderer {
+    /// Images the terminal keeps, on screen or not: rows scrolled back into
+    /// view are placed again without their pixels. The list's pool of rows is a good size.
+    public let retainedImages: Int
+    public private(set) var bytesWritten = 0
+    /// Pixel bytes transmitted so far (before base64), for the benchmark.
+    public private(set) var pixelBytesTransmitted = 0
+    private var ids: [ObjectIdentifier: UInt32] = [:]
+    private var recency = RecencyOrder<ObjectIdentifier>()
+    private var shown: [ObjectIdentifier: ImagePlacement] = [:]
+    private var nextID: UInt32 = 1
+
+    public init(retainedImages: Int) {
+        self.retainedImages = max(1, retainedImages)
+    }
+
+    /// Every image goes in placement 1 of its id: placing it again moves it.
+    private static let placement: UInt32 = 1
+
+    public func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        if redrawn { shown = [:] }
+        let current = Dictionary(images.map { ($0.image, $0) }) { first, _ in first }
+        for (image, _) in shown where current[image] == nil {
+            if let id = ids[image] { output += KittyGraphics.remove(id: id, placement: Self.placement) }
+        }
+        for placement in current.values.sorted(by: { ($0.row, $0.column) < ($1.row, $1.column) }) {
+            let id: UInt32
+            if let known = ids[placement.image] {
+                id = known
+            } else {
+                id = nextID
+                nextID = nextID == UInt32.max ? 1 : nextID + 1
+                ids[placement.image] = id
+                let thumbnail = placement.thumbnail
+                output += KittyGraphics.transmit(rgba: Array(thumbnail.pixels), width: thumbnail.width,
+                                                 height: thumbnail.height, id: id)
+                pixelBytesTransmitted += thumbnail.pixels.count
+            }
+            recency.touch(placement.image)
+            if shown[placement.image] != placement {
+                output += cursorMove(row: placement.row, column: placement.column)
+                output += KittyGraphics.place(id: id, placement: Self.placement)
+            }
+        }
+        shown = current
+        while ids.count > retainedImages, let oldest = recency.removeOldest(where: { current[$0] == nil }) {
+            if let id = ids.removeValue(forKey: oldest) { output += KittyGraphics.delete(id: id) }
+        }
+        bytesWritten += output.count
+        return output
+    }
+
+    /// Deletes every image it sent, data and all.
+    public func finish() -> [UInt8] {
+        let output = ids.values.sorted().flatMap { KittyGraphics.delete(id: $0) }
+        ids = [:]
+        shown = [:]
+        bytesWritten += output.count
+        return output
+    }
+}

@@ -1,0 +1,29 @@
+import ThumbnailKit
+
+/// How a list draws its thumbnails, once the protocol is known.
+public enum TerminalGraphics: Sendable, Hashable {
+    /// Two pixels a cell in half blocks (`▀`): any terminal with colour.
+    case halfBlocks
+    /// The kitty graphics protocol, at `cell` pixels a cell.
+    case kitty(cell: CellPixelSize)
+    /// Sixel images, at `cell` pixels a cell.
+    case sixel(cell: CellPixelSize)
+
+    /// The box a thumbnail drawn over `columns` × `rows` cells is made for: its pixels exactly.
+    public func thumbnailSize(columns: Int, rows: Int) -> ThumbnailSize {
+        switch self {
+        case .halfBlocks: .fit(width: columns, height: 2 * rows)
+        case let .kitty(cell), let .sixel(cell): .fit(width: columns * cell.width, height: rows * cell.height)
+        }
+    }
+
+    /// What draws the images of a frame (over the thumbnails' background colour); `nil` for half blocks, which are text.
+    /// - Parameter retained: images kept ready beyond those on screen (the list's pool of rows).
+    @MainActor public func makeRenderer(retained: Int) -> (any ImageRenderer)? {
+        switch self {
+        case .halfBlocks: nil
+        case .kitty: KittyImageRenderer(retainedImages: retained)
+        case .sixel: SixelImageRenderer(background: Palette.background, cachedImages: retained)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An X server of the test's own (Xvfb) to run real terminal emulators in:
+/// programs started on it, keys typed with xdotool (XTEST, to the window under
+/// the pointer: there is no window manager to give focus), screenshots with xwd.
+public final class VirtualDisplay: Sendable {
+    /// Why no display can run here, for a skip message; `nil` when one can.
+    public static let unavailableReason: String? = {
+        let tools = ["/usr/bin/Xvfb", "/usr/bin/xterm", "/usr/bin/xwd", "/usr/bin/xdotool"]
+        var missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        if !FileManager.default.fileExists(atPath: fixedFont) { missing.append(fixedFont) }
+        return missing.isEmpty ? nil : "missing \(missing.joined(separator: ", ")) (Debian: xvfb, xterm, x11-apps, xdotool, xfonts-base)"
+    }()
+
+    /// The font the terminal tests use (`-fn 6x13`): cells of 6 × 13 pixels.
+    public static let fixedFont = "/usr/share/fonts/X11/misc/6x13-ISO8859-1.pcf.gz"
+
+    public let display: String
+    private let server: Process
+
+    /// Starts Xvfb on a free display number, `width` × `height` at 24 bits.
+    public init(width: Int = 1024, height: Int = 768) throws {
+        let number = (90..<190).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") } ?? 99
+        display = ":\(number)"
+        server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+        server.arguments = [display, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+            guard Date() < deadline, server.isRunning else { throw DisplayError(message: "Xvfb \(display) did not start") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// SIGKILL, not `terminate()`'s SIGTERM: a child spawned from a test thread may inherit a
+    /// signal mask that blocks SIGTERM, and then never exits.
+    deinit {
+        Self.kill(server)
+    }
+
+    /// Ends a process started by ``start(_:)`` for certain (SIGKILL) and reaps it.
+    public static func kill(_ process: Process) {
+        guard process.isRunning else { return }
+        _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Starts `arguments[0]` on this display; the caller terminates it.
+    public func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(["DISPLAY": display]) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Types `keys` (xdotool key names) into the window under the pointer, which is moved to `x`, `y` first.
+    public func type(_ keys: [String], at x: Int = 200, y: Int = 200) throws {
+        try run(["/usr/bin/xdotool", "mousemove", String(x), String(y)])
+        for key in keys {
+            try run(["/usr/bin/xdotool", "key", key])
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// The `width` × `height` pixels of the screen from its top left corner, now.
+    public func screenshot(width: Int = .max, height: Int = .max) throws -> XWindowDump {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("screen.xwd")
+        try run(["/usr/bin/xwd", "-root", "-silent", "-out", path])
+        return try XWindowDump(contentsOf: path, width: width, height: height)
+    }
+
+    private func run(_ arguments: [String]) throws {
+        let process = try start(arguments)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw DisplayError(message: "\(arguments[0]) exited with \(process.terminationStatus)")
+        }
+    }
+
+    struct DisplayError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+}
+
+/// A region of an X window dump (`xwd`) of a 24- or 32-bit TrueColor screen, as RGB.
+public struct XWindowDump: Sendable {
+    public let width: Int
+    public let height: Int
+    /// RGB8, row by row.
+    public let rgb: [UInt8]
+
+    /// The `width` × `height` pixels from `x`, `y` of the dump at `path` (clipped to the screen).
+    public init(contentsOf path: String, x: Int = 0, y: Int = 0, width: Int = .max, height: Int = .max) throws {
+        let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        func field(_ index: Int) -> Int {
+            Int(data[index * 4]) << 24 | Int(data[index * 4 + 1]) << 16 | Int(data[index * 4 + 2]) << 8 | Int(data[index * 4 + 3])
+        }
+        let headerSize = field(0), depth = field(3), screenWidth = field(4), screenHeight = field(5)
+        let littleEndian = field(7) == 0, bitsPerPixel = field(11), bytesPerLine = field(12)
+        let shifts = (field(14).trailingZeroBitCount, field(15).trailingZeroBitCount, field(16).trailingZeroBitCount)
+        guard bitsPerPixel == 32, depth == 24 || depth == 32 else { throw VirtualDisplay.DisplayError(message: "xwd: \(depth)-bit") }
+        self.width = max(0, min(width, screenWidth - x))
+        self.height = max(0, min(height, screenHeight - y))
+        let start = headerSize + field(19) * 12
+        var rgb = [UInt8](repeating: 0, count: self.width * self.height * 3)
+        var index = 0
+        for row in y..<(y + self.height) {
+            var offset = start + row * bytesPerLine + x * 4
+            for _ in 0..<self.width {
+                let pixel = littleEndian
+                    ? Int(data[offset]) | Int(data[offset + 1]) << 8 | Int(data[offset + 2]) << 16 | Int(data[offset + 3]) << 24
+                    : Int(data[offset]) << 24 | Int(data[offset + 1]) << 16 | Int(data[offset + 2]) << 8 | Int(data[offset + 3])
+                rgb[index] = UInt8(truncatingIfNeeded: pixel >> shifts.0)
+                rgb[index + 1] = UInt8(truncatingIfNeeded: pixel >> shifts.1)
+                rgb[index + 2] = UInt8(truncatingIfNeeded: pixel >> shifts.2)
+                index += 3
+                offset += 4
+            }
+        }
+        self.rgb = rgb
+    }
+
+    /// PSNR over RGB between the `width` × `height` region at `x`, `y` and `reference` (RGB8 of that size).
+    public func peakSignalToNoiseRatio(atX x: Int, y: Int, width: Int, height: Int, against reference: [UInt8]) -> Double {
+        var squares = 0
+        for row in 0..<height {
+            let screenRow = ((y + row) * self.width + x) * 3, referenceRow = row * width * 3
+            for index in 0..<(width * 3) {
+                let difference = Int(rgb[screenRow + index]) - Int(reference[referenceRow + index])
+                squares += difference * difference
+            }
+        }
+        let mean = Double(squares) / Double(width * height * 3)
+        return mean == 0 ? .infinity : 10 * log10(255 * 255 / mean)
+    }
+
+    /// The best PSNR of `reference` placed anywhere within `search` pixels right and down of `x`, `y`, and where.
+    public func bestMatch(of reference: [UInt8], width: Int, height: Int, nearX x: Int, y: Int,
+                          search: Int) -> (psnr: Double, x: Int, y: Int) {
+        var best = (psnr: -Double.infinity, x: x, y: y)
+        for dy in 0...search where y + dy + height <= self.height {
+            for dx in 0...search where x + dx + width <= self.width {
+                let psnr = peakSignalToNoiseRatio(atX: x + dx, y: y + dy, width: width, height: height, against: reference)
+                if psnr > best.psnr { best = (psnr, x + dx, y + dy) }
+            }
+        }
+        return best
+    }
+}

@@ -1,0 +1,73 @@
+import TestSupport
+import Testing
+import ThumbnailKit
+@testable import ThumbnailTerminal
+
+/// The graphics half of a frame: what each protocol writes as the list moves.
+@MainActor @Suite struct ImageRendererTests {
+    static func thumbnail(_ number: Int) throws -> Thumbnail {
+        try ThumbnailDecoder(size: .original).decode(NumberedImage.png(number, size: 8))
+    }
+
+    static func placed(_ thumbnail: Thumbnail, row: Int) -> ImagePlacement {
+        ImagePlacement(thumbnail: thumbnail, column: 1, row: row, columns: 4, rows: 3)
+    }
+
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    @Test func kittySendsEachThumbnailsPixelsOnceAndMovesPlacementsAsTheListScrolls() throws {
+        let (a, b, c) = (try Self.thumbnail(1), try Self.thumbnail(2), try Self.thumbnail(3))
+        let renderer = KittyImageRenderer(retainedImages: 8)
+        let first = Self.text(renderer.render([Self.placed(a, row: 0), Self.placed(b, row: 4)], redrawn: true))
+        #expect(first.components(separatedBy: "a=t,").count - 1 == 2)
+        #expect(first.contains("\u{1B}[1;2H\u{1B}_Ga=p,i=1,p=1,C=1,q=2") && first.contains("\u{1B}[5;2H\u{1B}_Ga=p,i=2,p=1,C=1,q=2"))
+        #expect(renderer.pixelBytesTransmitted == 2 * 8 * 8 * 4)
+
+        // Nothing changed: nothing written.
+        #expect(renderer.render([Self.placed(a, row: 0), Self.placed(b, row: 4)], redrawn: false).isEmpty)
+
+        // Down a row: a leaves, b moves up, c arrives; only c's pixels are sent.
+        let scrolled = Self.text(renderer.render([Self.placed(b, row: 0), Self.placed(c, row: 4)], redrawn: false))
+        #expect(scrolled.contains("\u{1B}_Ga=d,d=i,i=1,p=1,q=2"), "a's placement is taken off the screen")
+        #expect(scrolled.contains("\u{1B}[1;2H\u{1B}_Ga=p,i=2,p=1,C=1,q=2"))
+        #expect(scrolled.components(separatedBy: "a=t,").count - 1 == 1 && scrolled.contains("i=3,q=2"))
+        #expect(renderer.pixelBytesTransmitted == 3 * 8 * 8 * 4)
+
+        // Back up: a is placed again from the terminal's copy, no pixels.
+        let back = Self.text(renderer.render([Self.placed(a, row: 0), Self.placed(b, row: 4)], redrawn: false))
+        #expect(!back.contains("a=t,") && back.contains("\u{1B}[1;2H\u{1B}_Ga=p,i=1,p=1,C=1,q=2"))
+        #expect(renderer.pixelBytesTransmitted == 3 * 8 * 8 * 4)
+    }
+
+    @Test func kittyDeletesTheLeastRecentlyShownImageOnceItHoldsMoreThanItRetains() throws {
+        let thumbnails = try (1...3).map(Self.thumbnail)
+        let renderer = KittyImageRenderer(retainedImages: 2)
+        _ = renderer.render([Self.placed(thumbnails[0], row: 0)], redrawn: true)
+        _ = renderer.render([Self.placed(thumbnails[1], row: 0)], redrawn: false)
+        let third = Self.text(renderer.render([Self.placed(thumbnails[2], row: 0)], redrawn: false))
+        #expect(third.contains("\u{1B}_Ga=d,d=I,i=1,q=2"), "image 1, the oldest off screen, is freed")
+        #expect(!third.contains("d=I,i=2"))
+        let again = Self.text(renderer.render([Self.placed(thumbnails[0], row: 0)], redrawn: false))
+        #expect(again.contains("a=t,") && again.contains("i=4,"), "a freed image is sent again under a new id")
+    }
+
+    @Test func sixelSendsOnlyWhatIsNewOrMovedAndErasesWhereAnImageWas() throws {
+        let (a, b) = (try Self.thumbnail(1), try Self.thumbnail(2))
+        let background = TerminalColor(red: 0, green: 0, blue: 0)
+        let renderer = SixelImageRenderer(background: background, cachedImages: 8)
+        let sixelA = SixelImage(thumbnail: a, background: background).bytes
+        let sixelB = SixelImage(thumbnail: b, background: background).bytes
+
+        let first = renderer.render([Self.placed(a, row: 0)], redrawn: true)
+        #expect(first == cursorMove(row: 0, column: 1) + sixelA)
+        #expect(renderer.render([Self.placed(a, row: 0)], redrawn: false).isEmpty)
+
+        // a moves down, b takes its place: a's old cells are erased, then both are drawn.
+        let moved = renderer.render([Self.placed(b, row: 0), Self.placed(a, row: 4)], redrawn: false)
+        let erase = (0..<3).flatMap { cursorMove(row: $0, column: 1) + Array("\u{1B}[4X".utf8) }
+        #expect(moved == erase + cursorMove(row: 0, column: 1) + sixelB + cursorMove(row: 4, column: 1) + sixelA)
+
+        // After a clear (a resize), everything is drawn again and nothing erased.
+        #expect(renderer.render([Self.placed(b, row: 0)], redrawn: true) == cursorMove(row: 0, column: 1) + sixelB)
+    }
+}
