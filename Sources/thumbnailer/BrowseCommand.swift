@@ -34,7 +34,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
 
     @Option(help: """
         How thumbnails are drawn: auto (ask the terminal: kitty graphics, else sixel, else half \
-        blocks; half blocks inside tmux), kitty, sixel or blocks.
+        blocks; half blocks inside tmux), kitty, sixel, iterm (iTerm2's inline images) or blocks.
         """)
     var graphics = GraphicsProtocol.auto
 

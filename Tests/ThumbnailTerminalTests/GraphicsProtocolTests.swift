@@ -41,6 +41,26 @@ import ThumbnailKit
     }
 }
 
+/// iTerm2's inline images: a PNG in base64 that decodes to the thumbnail's own pixels.
+@Suite struct ITermInlineImageTests {
+    @Test func aThumbnailIsSentAsAPNGOfItsOwnPixelsAtItsPixelSize() throws {
+        let image = RGBAImage(width: 2, height: 2) { x, y in
+            let pixels: [(UInt8, UInt8, UInt8, UInt8)] = [(255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 255), (255, 255, 255, 128)]
+            return pixels[y * 2 + x]
+        }
+        let thumbnail = try ThumbnailDecoder(size: .original).decode(try image.png())
+        let text = String(decoding: try #require(ITermInlineImage(thumbnail: thumbnail)).bytes, as: UTF8.self)
+        let head = try #require(text.range(of: ":"))
+        let fields = String(text[..<head.lowerBound])
+        #expect(fields.hasPrefix("\u{1B}]1337;File=inline=1;size=") && fields.hasSuffix(";width=2px;height=2px;preserveAspectRatio=1"))
+        #expect(text.hasSuffix("\u{07}"))
+        let png = try #require(Data(base64Encoded: String(text[head.upperBound...].dropLast())))
+        #expect(fields.contains("size=\(png.count);"))
+        let decoded = try ThumbnailDecoder(size: .original).decode(Array(png))
+        #expect(Array(decoded.pixels) == Array(thumbnail.pixels))
+    }
+}
+
 /// The sixel encoder, checked by a decoder that is not ours: libsixel's `sixel2png`.
 @Suite(.enabled(if: SixelDecoder.isAvailable, "needs sixel2png (Debian: libsixel-bin)"))
 struct SixelImageTests {

@@ -54,7 +54,7 @@ import ThumbnailKit
     @Test func sixelSendsOnlyWhatIsNewOrMovedAndErasesWhereAnImageWas() throws {
         let (a, b) = (try Self.thumbnail(1), try Self.thumbnail(2))
         let background = TerminalColor(red: 0, green: 0, blue: 0)
-        let renderer = SixelImageRenderer(background: background, cachedImages: 8)
+        let renderer = RedrawingImageRenderer.sixel(background: background, cachedImages: 8)
         let sixelA = SixelImage(thumbnail: a, background: background).bytes
         let sixelB = SixelImage(thumbnail: b, background: background).bytes
 

@@ -6,6 +6,8 @@ public enum GraphicsProtocol: String, Sendable, Hashable, CaseIterable {
     case kitty
     /// Sixel images, one per visible thumbnail.
     case sixel
+    /// iTerm2's inline images (PNG), one per visible thumbnail; asked for by name only.
+    case iterm
     /// Two pixels a cell in half blocks: every terminal with colour.
     case blocks
 }
@@ -48,6 +50,7 @@ public struct TerminalCapabilities: Sendable, Hashable {
         return switch resolve(requested) {
         case .kitty: .kitty(cell: cell)
         case .sixel: .sixel(cell: cell)
+        case .iterm: .iTerm(cell: cell)
         case .auto, .blocks: .halfBlocks
         }
     }

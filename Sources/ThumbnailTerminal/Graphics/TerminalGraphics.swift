@@ -8,12 +8,15 @@ public enum TerminalGraphics: Sendable, Hashable {
     case kitty(cell: CellPixelSize)
     /// Sixel images, at `cell` pixels a cell.
     case sixel(cell: CellPixelSize)
+    /// iTerm2's inline images, at `cell` pixels a cell.
+    case iTerm(cell: CellPixelSize)
 
     /// The box a thumbnail drawn over `columns` × `rows` cells is made for: its pixels exactly.
     public func thumbnailSize(columns: Int, rows: Int) -> ThumbnailSize {
         switch self {
         case .halfBlocks: .fit(width: columns, height: 2 * rows)
-        case let .kitty(cell), let .sixel(cell): .fit(width: columns * cell.width, height: rows * cell.height)
+        case let .kitty(cell), let .sixel(cell), let .iTerm(cell):
+            .fit(width: columns * cell.width, height: rows * cell.height)
         }
     }
 
@@ -23,7 +26,8 @@ public enum TerminalGraphics: Sendable, Hashable {
         switch self {
         case .halfBlocks: nil
         case .kitty: KittyImageRenderer(retainedImages: retained)
-        case .sixel: SixelImageRenderer(background: Palette.background, cachedImages: retained)
+        case .sixel: RedrawingImageRenderer.sixel(background: Palette.background, cachedImages: retained)
+        case .iTerm: RedrawingImageRenderer.iTerm(cachedImages: retained)
         }
     }
 }

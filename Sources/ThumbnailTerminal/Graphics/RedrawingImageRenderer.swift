@@ -1,0 +1,60 @@
+import ThumbnailKit
+
+/// Draws a frame's images with a protocol that writes pixels into cells
+/// (sixel, iTerm2's inline images): only the images that are new or moved are
+/// sent, each encoded once while it stays among the ``cachedImages`` most
+/// recently shown, and the cells of an image that moved away or left are
+/// erased (`CSI n X`), so no stale pixels stay behind text.
+@MainActor public final class RedrawingImageRenderer: ImageRenderer {
+    /// Encoded images kept for the next frames: scrolling back costs no encoding.
+    public let cachedImages: Int
+    public private(set) var bytesWritten = 0
+    private let encode: (Thumbnail) -> [UInt8]
+    private var encoded: [ObjectIdentifier: [UInt8]] = [:]
+    private var recency = RecencyOrder<ObjectIdentifier>()
+    private var shown: [ImagePlacement] = []
+
+    /// - Parameter encode: the escape sequence that draws a thumbnail at the cursor.
+    public init(cachedImages: Int, encode: @escaping (Thumbnail) -> [UInt8]) {
+        self.cachedImages = max(1, cachedImages)
+        self.encode = encode
+    }
+
+    /// Sixel images over `background`.
+    public static func sixel(background: TerminalColor, cachedImages: Int) -> RedrawingImageRenderer {
+        RedrawingImageRenderer(cachedImages: cachedImages) { SixelImage(thumbnail: $0, background: background).bytes }
+    }
+
+    /// iTerm2's inline images, as PNG.
+    public static func iTerm(cachedImages: Int) -> RedrawingImageRenderer {
+        RedrawingImageRenderer(cachedImages: cachedImages) { ITermInlineImage(thumbnail: $0)?.bytes ?? [] }
+    }
+
+    public func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        let previous = redrawn ? [] : shown
+        let unchanged = Set(previous).intersection(images)
+        for old in previous where !unchanged.contains(old) {
+            for row in old.row..<(old.row + old.rows) {
+                output += cursorMove(row: row, column: old.column) + Array("\u{1B}[\(old.columns)X".utf8)
+            }
+        }
+        for placement in images {
+            recency.touch(placement.image)
+            guard !unchanged.contains(placement) else { continue }
+            let bytes = encoded[placement.image] ?? encode(placement.thumbnail)
+            encoded[placement.image] = bytes
+            output += cursorMove(row: placement.row, column: placement.column) + bytes
+        }
+        shown = images
+        let onScreen = Set(images.map(\.image))
+        while encoded.count > cachedImages, let oldest = recency.removeOldest(where: { !onScreen.contains($0) }) {
+            encoded[oldest] = nil
+        }
+        bytesWritten += output.count
+        return output
+    }
+
+    /// These images are cells' pixels: leaving the alternate screen takes them away.
+    public func finish() -> [UInt8] { [] }
+}
