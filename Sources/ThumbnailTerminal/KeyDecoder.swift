@@ -1,7 +1,8 @@
 /// Turns bytes read from a terminal in raw mode into ``Key``s: j/k and the
 /// arrows, PgUp/PgDn and space, g/G and Home/End, r, q and Ctrl-C. An escape
-/// sequence split across reads is kept until it is complete; an unknown one
-/// is dropped whole, never leaked as characters.
+/// sequence split across reads is kept until it is complete; an unknown one,
+/// or a string the terminal sent (a late reply to a graphics query), is
+/// dropped whole, never leaked as characters.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
 
@@ -76,6 +77,16 @@ public struct KeyDecoder: Sendable {
             default: nil
             }
             return (key, 3)
+        case UInt8(ascii: "_"), UInt8(ascii: "P"), UInt8(ascii: "]"):
+            // A string a terminal sends (APC, DCS, OSC: a graphics reply that came after the
+            // detection gave up), up to ESC \ (or BEL for OSC): dropped whole, never read as keys.
+            var index = 2
+            while index < bytes.count {
+                if bytes[index] == 0x07, bytes[1] == UInt8(ascii: "]") { return (nil, index + 1) }
+                if bytes[index] == 0x1B, index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\") { return (nil, index + 2) }
+                index += 1
+            }
+            return nil
         default:
             return (nil, 2)  // Alt+key: ignored
         }

@@ -30,6 +30,15 @@ import ThumbnailTerminal
         #expect(keys("\u{1B}[15~j\u{1B}[1;5Ck") == [.down, .up], "F5 and Ctrl-Right leak nothing")
     }
 
+    /// A kitty graphics reply that arrives after detection gave up reads "Gi=31;OK": `G` would jump to the bottom.
+    @Test func stringsTheTerminalSendsAreDroppedWholeEvenSplitAcrossReads() {
+        #expect(keys("\u{1B}_Gi=31;OK\u{1B}\\j\u{1B}]11;rgb:0000/0000/0000\u{07}k\u{1B}Pq#0;2;0;0;0\u{1B}\\g") == [.down, .up, .top])
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("\u{1B}_Gi=3".utf8)) == [])
+        #expect(decoder.decode(Array("1;OK\u{1B}".utf8)) == [])
+        #expect(decoder.decode(Array("\\j".utf8)) == [.down])
+    }
+
     @Test func aLoneEscapeIsDroppedWhenFlushed() {
         var decoder = KeyDecoder()
         #expect(decoder.decode([0x1B]) == [])
