@@ -22,12 +22,13 @@ import ThumbnailKit
 
     deinit { server.stop() }
 
-    /// `count` numbered images at /images/N.png and a JSON Feed of them at /feed.json.
-    func serveFeed(of count: Int, _ adjust: (inout TestHTTPServer.Behavior) -> Void = { _ in }) throws -> [String] {
+    /// `count` numbered images at /images/N.png and a JSON Feed of them at /feed.json; the images
+    /// from `held` on wait behind `gate` until it opens.
+    func serveFeed(of count: Int, holdingFrom held: Int? = nil, behind gate: ResponseGate? = nil) throws -> [String] {
         let urls = (0..<count).map { server.url("/images/\($0).png") }
         for index in 0..<count {
             var behavior = TestHTTPServer.Behavior(body: try NumberedImage.png(index))
-            adjust(&behavior)
+            if let held, index >= held { behavior.gate = gate }
             server.route("/images/\(index).png", behavior)
         }
         server.route("/feed.json", .init(body: JSONFeed.listing(urls)))
@@ -107,7 +108,10 @@ import ThumbnailKit
 
     @Test(needsStore, .timeLimit(.minutes(2)))
     func aShardKilledMidRunLeavesOnlyWholeObjectsAndItsRerunCompletesTheSet() async throws {
-        _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
+        // The first 10 images come at once; the other 50 are held until the rerun, so the first run
+        // is still at work when it is killed, however fast or slow the machine is.
+        let gate = ResponseGate()
+        _ = try serveFeed(of: 60, holdingFrom: 10, behind: gate)
         let shared = try await S3TestStore.shared()
         let location = "s3://\(try await shared.makeBucket())/fleet"
         let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: shared.environment))
@@ -119,6 +123,7 @@ import ThumbnailKit
         _ = try await runBlocking { running.kill() }
         let left = try await storedObjects(store)
         #expect(left.count < 120 && left.unreadable.isEmpty)
+        gate.open()
 
         let rerun = try await runBlocking { [arguments] in
             try ChildProcess.run(arguments, environment: shared.environment, limits: .init(duration: .seconds(60)))
@@ -135,7 +140,10 @@ import ThumbnailKit
 
     @Test(needsStore, .timeLimit(.minutes(3)))
     func aStoreStoppedMidRunFailsTheImagesNamingItAndARerunAfterItsRestartCompletes() async throws {
-        _ = try serveFeed(of: 60) { $0.headerDelay = .milliseconds(150) }
+        // The first 10 images come at once; the other 50 wait behind a gate until the store is down,
+        // so they meet a stopped store however fast or slow the machine is.
+        let gate = ResponseGate()
+        _ = try serveFeed(of: 60, holdingFrom: 10, behind: gate)
         let own = try await S3TestStore()
         let location = "s3://\(try await own.makeBucket())/fleet"
         let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: own.environment))
@@ -143,8 +151,9 @@ import ThumbnailKit
         arguments += ["--concurrency", "2"]
 
         let running = try ChildProcess.start(arguments, environment: own.environment)
-        #expect(try await polling(for: .seconds(60)) { try await self.storedObjects(store).count >= 10 })
+        #expect(try await polling(for: .seconds(60)) { try await self.storedObjects(store).count >= 20 })
         try await own.stop()
+        gate.open()
         // Each request to the stopped store is tried 4 times over about 2 s before its image fails.
         let outcome = try await runBlocking { running.wait(within: .init(duration: .seconds(100))) }
         #expect(outcome.status == 1, "\(outcome.standardOutput) \(outcome.standardError)")

@@ -18,14 +18,15 @@ import ThumbnailKit
 
     @Test func aFastScrollThroughFiveHundredRows() async throws {
         let rowCount = 500
-        // Every fourth image above the last screenful takes ten seconds to
-        // arrive, far longer than a row stays on screen even on a loaded
-        // machine: only a cancellation ends it early. The others arrive at once,
-        // so rows show images and cells are reused while completions land.
+        // Every fourth image above the last screenful stops after half its body
+        // and never sends the rest: however loaded the machine, only a
+        // cancellation ends it. The others arrive at once, so rows show images
+        // and cells are reused while completions land.
         let isSlow = { (row: Int) in row % 4 == 0 && row < rowCount - 10 }
+        let never = ResponseGate()
         for row in 0..<rowCount {
             var behavior = TestHTTPServer.Behavior(body: try NumberedImage.png(row))
-            if isSlow(row) { behavior.trickle = (chunk: max(1, behavior.body.count / 100), pause: .milliseconds(100)) }
+            if isSlow(row) { behavior.holdAfter = (bytes: behavior.body.count / 2, gate: never) }
             server.route("/\(row).png", behavior)
         }
         let budget = 10 * 32 * 32 * 4  // ten thumbnails
