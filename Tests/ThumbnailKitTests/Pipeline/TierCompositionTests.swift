@@ -61,13 +61,18 @@ import ThumbnailHTTP
         #expect((stored.width, stored.height) == (made.width, made.height))
     }
 
-    @Test func aStoredThumbnailWithoutSourceFactsIsMadeAgainFromTheStoredOriginal() async throws {
+    /// /a.jpg made at 64 px by a pipeline that has stored it: its disk cache, the thumbnail's key and entry.
+    func storedThumbnailOfA() async throws -> (DiskCache, String, DiskCacheEntry) {
         let pipeline = try makePipeline()
         _ = try await pipeline.thumbnails(of: server.url("/a.jpg"), sizes: [.fit(64)])
-        // Rewritten as an older version stored it: the encoded file, no source facts.
         let disk = try #require(pipeline.configuration.diskCache)
         let key = StoredThumbnails.diskKey(request("/a.jpg").key, appliesOrientation: true)
-        let entry = try #require(try disk.entry(forKey: key, in: .thumbnails))
+        return (disk, key, try #require(try disk.entry(forKey: key, in: .thumbnails)))
+    }
+
+    @Test func aStoredThumbnailWithoutSourceFactsIsMadeAgainFromTheStoredOriginal() async throws {
+        let (disk, key, entry) = try await storedThumbnailOfA()
+        // Rewritten as an older version stored it: the encoded file, no source facts.
         #expect(entry.metadata.source != nil)
         try disk.store(entry.bytes, forKey: key, in: .thumbnails, metadata: DiskCacheMetadata(url: server.url("/a.jpg")))
 
@@ -80,15 +85,12 @@ import ThumbnailHTTP
     /// After an upgrade that draws the same original differently (colour profiles now applied),
     /// a thumbnail an earlier version stored is not served: it is made again from the stored original.
     @Test func aThumbnailStoredByAnEarlierRenderingIsMadeAgainFromTheStoredOriginal() async throws {
-        let pipeline = try makePipeline()
-        _ = try await pipeline.thumbnails(of: server.url("/a.jpg"), sizes: [.fit(64)])
-        let disk = try #require(pipeline.configuration.diskCache)
-        let key = StoredThumbnails.diskKey(request("/a.jpg").key, appliesOrientation: true)
-        // Moved to the key the version before rendering versions wrote: "URL#size".
-        let entry = try #require(try disk.entry(forKey: key, in: .thumbnails))
+        let (disk, key, entry) = try await storedThumbnailOfA()
+        // Moved to the key the version before rendering versions wrote, "URL#size" (removed first,
+        // so that a key without the version would find it there).
+        try disk.removeEntry(forKey: key, in: .thumbnails)
         try disk.store(entry.bytes, forKey: "\(server.url("/a.jpg"))#\(ThumbnailSize.fit(64))", in: .thumbnails,
                        metadata: entry.metadata)
-        try disk.removeEntry(forKey: key, in: .thumbnails)
 
         let restarted = try makePipeline()
         _ = try await restarted.thumbnail(for: request("/a.jpg"))
