@@ -71,10 +71,13 @@ import Darwin
 
     /// Asks the terminal what it can draw (``GraphicsDetection``), waiting at most
     /// `timeout` for its answers; in raw mode, so call it after ``enter()``. The cell
-    /// size falls back to the window's pixel fields.
+    /// size falls back to the window's pixel fields (which tmux fills in from the terminal around it).
+    /// - Parameter route: how the queries reach the terminal: through tmux's passthrough, its
+    ///   answers are the outer terminal's, not tmux's own.
     /// - Returns: what it said, and the bytes that were keys typed meanwhile.
-    public func detectGraphics(timeout: Duration) -> (capabilities: TerminalCapabilities, keys: [UInt8]) {
-        write(String(decoding: GraphicsDetection.queries, as: UTF8.self))
+    public func detectGraphics(timeout: Duration, route: GraphicsRoute = .direct)
+        -> (capabilities: TerminalCapabilities, keys: [UInt8]) {
+        write(bytes: route.unplaced(GraphicsDetection.queries))
         var (capabilities, keys) = GraphicsDetection.detect(timeout: timeout) { [input] remaining in
             var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))

@@ -34,7 +34,8 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
 
     @Option(help: """
         How thumbnails are drawn: auto (ask the terminal: kitty graphics, else sixel, else half \
-        blocks; half blocks inside tmux), kitty, sixel, iterm (iTerm2's inline images) or blocks.
+        blocks), kitty, sixel, iterm (iTerm2's inline images) or blocks. Inside tmux, through its \
+        passthrough when the pane allows it (allow-passthrough on), else half blocks.
         """)
     var graphics = GraphicsProtocol.auto
 
@@ -63,8 +64,9 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         let feed = await MainActor.run { [retryPolicy = source.retryPolicy] in
             Self.feedLoader(source: feedSource, loader: feedLoader, retryPolicy: retryPolicy)
         }
-        await BrowserLoop(session: session, feed: feed, feedName: source.feed, pipeline: pipeline,
-                          rowHeight: rowHeight, requestedGraphics: graphics).run()
+        let note = await BrowserLoop(session: session, feed: feed, feedName: source.feed, pipeline: pipeline,
+                                     rowHeight: rowHeight, requestedGraphics: graphics).run()
+        if let note { StandardError.print(note + "\n") }
     }
 
     /// The feed, loaded inside the screen: one fetch per attempt, `--retries`

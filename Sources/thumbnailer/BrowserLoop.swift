@@ -36,13 +36,14 @@ import Darwin
     }
 
     /// Takes over the terminal until a quit key, a signal or the end of input, and gives it back.
-    func run() async {
+    /// - Returns: a note for after the screen has closed (why the graphics asked for were not used), if any.
+    func run() async -> String? {
         session.enter()
         defer { session.restore() }
         // Before the key reader starts: the terminal's answers arrive on the same input.
-        let (graphics, typedMeanwhile) = detectGraphics()
+        let (graphics, route, typedMeanwhile, note) = detectGraphics()
         let size = session.size
-        let renderer = graphics.makeRenderer(retained: max(8, 3 * size.rows / rowHeight))
+        let renderer = graphics.makeRenderer(retained: max(8, 3 * size.rows / rowHeight), route: route)
         defer { if let renderer { session.write(bytes: renderer.finish()) } }
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
         if !typedMeanwhile.isEmpty { sink.yield(.input(typedMeanwhile)) }
@@ -110,6 +111,9 @@ import Darwin
                 for key in decoder.decode(bytes) where !screen.handle(key) { break loop }
                 requestFrame()
             case .resize:
+                if case .tmuxPassthrough = renderer?.route, let pane = TmuxPane.current(environment: ProcessEnvironment.variables()) {
+                    renderer?.route = .tmuxPassthrough(origin: pane.origin)  // a split moves the pane
+                }
                 let size = session.size
                 screen.resize(columns: size.columns, rows: size.rows)
                 shown = nil
@@ -126,15 +130,29 @@ import Darwin
                 draw()
             }
         }
+        return note
     }
 
-    /// The graphics `--graphics` asks for, at the terminal's cell size. `auto` asks the
-    /// terminal (300 ms at most); inside tmux, whose own answers say nothing of the
-    /// terminal around it, `auto` keeps to half blocks.
-    private func detectGraphics() -> (TerminalGraphics, [UInt8]) {
-        let insideTmux = ProcessEnvironment.variables()["TMUX"] != nil
-        guard requestedGraphics != .blocks, !(requestedGraphics == .auto && insideTmux) else { return (.halfBlocks, []) }
-        let (capabilities, keys) = session.detectGraphics(timeout: .milliseconds(300))
-        return (capabilities.graphics(for: requestedGraphics), keys)
+    /// The graphics `--graphics` asks for, at the terminal's cell size, and how their
+    /// sequences reach the terminal. `auto` asks the terminal (300 ms at most). Inside
+    /// tmux, whose own answers say nothing of the terminal around it, the queries and
+    /// the images go through its passthrough when the pane allows it, else thumbnails
+    /// are half blocks (with a note when a protocol was asked for by name).
+    private func detectGraphics() -> (TerminalGraphics, GraphicsRoute, keys: [UInt8], note: String?) {
+        guard requestedGraphics != .blocks else { return (.halfBlocks, .direct, [], nil) }
+        let environment = ProcessEnvironment.variables()
+        var route = GraphicsRoute.direct
+        if environment["TMUX"] != nil {
+            guard let pane = TmuxPane.current(environment: environment), pane.allowsPassthrough else {
+                let note = requestedGraphics == .auto ? nil : """
+                    browse: tmux does not pass graphics on in this pane, so thumbnails were drawn in half \
+                    blocks; `tmux set -g allow-passthrough on` lets them through
+                    """
+                return (.halfBlocks, .direct, [], note)
+            }
+            route = .tmuxPassthrough(origin: pane.origin)
+        }
+        let (capabilities, keys) = session.detectGraphics(timeout: .milliseconds(300), route: route)
+        return (capabilities.graphics(for: requestedGraphics), route, keys, nil)
     }
 }

@@ -19,49 +19,31 @@ public final class VirtualDisplay: Sendable {
     public static let fixedFont = "/usr/share/fonts/X11/misc/6x13-ISO8859-1.pcf.gz"
 
     public let display: String
-    private let server: Process
+    private let server: ChildProcess.Running
 
     /// Starts Xvfb on a free display number, `width` × `height` at 24 bits.
     public init(width: Int = 1024, height: Int = 768) throws {
         let number = (90..<190).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
             && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") } ?? 99
         display = ":\(number)"
-        server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        server.arguments = [display, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        server = try ChildProcess.start([display, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
+                                        executable: "/usr/bin/Xvfb")
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
-            guard Date() < deadline, server.isRunning else { throw DisplayError(message: "Xvfb \(display) did not start") }
+            guard Date() < deadline, kill(server.pid, 0) == 0 else { throw DisplayError(message: "Xvfb \(display) did not start") }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
 
-    /// SIGKILL, not `terminate()`'s SIGTERM: a child spawned from a test thread may inherit a
-    /// signal mask that blocks SIGTERM, and then never exits.
     deinit {
-        Self.kill(server)
+        _ = server.kill()
     }
 
-    /// Ends a process started by ``start(_:)`` for certain (SIGKILL) and reaps it.
-    public static func kill(_ process: Process) {
-        guard process.isRunning else { return }
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// Starts `arguments[0]` on this display; the caller terminates it.
-    public func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(["DISPLAY": display]) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// Starts `arguments[0]` on this display, with no signal blocked (a `Process` started from a
+    /// test thread inherits the thread's mask: an xterm that never took SIGCHLD from its tmux
+    /// client stayed a zombie Foundation never reaped); the caller ends it with `kill()`.
+    public func start(_ arguments: [String]) throws -> ChildProcess.Running {
+        try ChildProcess.start(Array(arguments.dropFirst()), executable: arguments[0], environment: ["DISPLAY": display])
     }
 
     /// Types `keys` (xdotool key names) into the window under the pointer, which is moved to `x`, `y` first.
@@ -82,11 +64,8 @@ public final class VirtualDisplay: Sendable {
     }
 
     private func run(_ arguments: [String]) throws {
-        let process = try start(arguments)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw DisplayError(message: "\(arguments[0]) exited with \(process.terminationStatus)")
-        }
+        let status = try start(arguments).wait().status
+        guard status == 0 else { throw DisplayError(message: "\(arguments[0]) exited with \(status)") }
     }
 
     struct DisplayError: Error, CustomStringConvertible {

@@ -12,8 +12,8 @@ import ThumbnailKit
     @Test func aTwoByTwoImageIsTransmittedPlacedRemovedAndDeletedByTheseBytes() {
         let esc = "\u{1B}"
         // The payload is base64 of the 16 bytes, as Python's base64 module writes it.
-        #expect(String(decoding: KittyGraphics.transmit(rgba: Self.twoByTwo, width: 2, height: 2, id: 7), as: UTF8.self)
-            == "\(esc)_Ga=t,f=32,s=2,v=2,i=7,q=2;/wAA/wD/AP8AAP//////gA==\(esc)\\")
+        #expect(KittyGraphics.transmit(rgba: Self.twoByTwo, width: 2, height: 2, id: 7).map { String(decoding: $0, as: UTF8.self) }
+            == ["\(esc)_Ga=t,f=32,s=2,v=2,i=7,q=2;/wAA/wD/AP8AAP//////gA==\(esc)\\"])
         #expect(String(decoding: KittyGraphics.place(id: 7, placement: 3), as: UTF8.self)
             == "\(esc)_Ga=p,i=7,p=3,C=1,q=2\(esc)\\")
         #expect(String(decoding: KittyGraphics.remove(id: 7, placement: 3), as: UTF8.self)
@@ -24,12 +24,14 @@ import ThumbnailKit
 
     @Test func aLargeImageGoesInChunksOfAtMost4096Base64BytesThatAddUpToIt() throws {
         let rgba = (0..<(64 * 64 * 4)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        let text = String(decoding: KittyGraphics.transmit(rgba: rgba, width: 64, height: 64, id: 9), as: UTF8.self)
-        let commands = text.components(separatedBy: "\u{1B}\\").dropLast()
+        let commands = KittyGraphics.transmit(rgba: rgba, width: 64, height: 64, id: 9).map { chunk in
+            String(decoding: chunk, as: UTF8.self)
+        }
         #expect(commands.count == 6)  // 21,848 base64 bytes
         var payload = ""
         for (index, command) in commands.enumerated() {
-            let parts = command.dropFirst(3).split(separator: ";", maxSplits: 1)
+            #expect(command.hasPrefix("\u{1B}_G") && command.hasSuffix("\u{1B}\\"))
+            let parts = command.dropFirst(3).dropLast(2).split(separator: ";", maxSplits: 1)
             let keys = String(parts[0])
             let chunk = String(parts[1])
             #expect(chunk.utf8.count <= 4096)

@@ -70,4 +70,62 @@ import ThumbnailKit
         // After a clear (a resize), everything is drawn again and nothing erased.
         #expect(renderer.render([Self.placed(b, row: 0)], redrawn: true) == cursorMove(row: 0, column: 1) + sixelB)
     }
+
+    @Test func throughTmuxEveryKittySequenceIsWrappedAloneAndPlacedAtThePanesPlaceOnTheTerminal() throws {
+        let thumbnail = try ThumbnailDecoder(size: .original).decode(NumberedImage.png(1, size: 48))
+        let renderer = KittyImageRenderer(retainedImages: 1, route: .tmuxPassthrough(origin: .init(row: 2, column: 51)))
+        let first = renderer.render([Self.placed(thumbnail, row: 0)], redrawn: true)
+        let transmission = KittyGraphics.transmit(rgba: Array(thumbnail.pixels), width: 48, height: 48, id: 1)
+        #expect(transmission.count == 3)  // 9,216 bytes, 12,288 in base64: three sequences, three wrappers
+        let place = KittyGraphics.place(id: 1, placement: 1)
+        #expect(first == transmission.flatMap(GraphicsRoute.passthrough)
+            + GraphicsRoute.passthrough(cursorMove(row: 2, column: 52) + place))
+        let left = renderer.render([Self.placed(try Self.thumbnail(2), row: 4)], redrawn: false)
+        #expect(Self.text(left).hasPrefix(Self.text(GraphicsRoute.passthrough(KittyGraphics.remove(id: 1, placement: 1)))))
+        #expect(Self.text(left).hasSuffix(Self.text(GraphicsRoute.passthrough(KittyGraphics.delete(id: 1)))))
+    }
+
+    @Test func throughTmuxASixelAndTheCellsItLeavesAreAtThePanesPlaceOnTheTerminal() throws {
+        let (a, b) = (try Self.thumbnail(1), try Self.thumbnail(2))
+        let background = TerminalColor(red: 0, green: 0, blue: 0)
+        let renderer = RedrawingImageRenderer.sixel(background: background, cachedImages: 8,
+                                                    route: .tmuxPassthrough(origin: .init(row: 1, column: 40)))
+        let sixelA = SixelImage(thumbnail: a, background: background).bytes
+        let sixelB = SixelImage(thumbnail: b, background: background).bytes
+        #expect(renderer.render([Self.placed(a, row: 0)], redrawn: true)
+            == GraphicsRoute.passthrough(cursorMove(row: 1, column: 41) + sixelA))
+        let moved = renderer.render([Self.placed(b, row: 0)], redrawn: false)
+        let erase = (0..<3).flatMap { GraphicsRoute.passthrough(cursorMove(row: 1 + $0, column: 41) + Array("\u{1B}[4X".utf8)) }
+        #expect(moved == erase + GraphicsRoute.passthrough(cursorMove(row: 1, column: 41) + sixelB))
+    }
+}
+
+/// tmux's passthrough and what tmux says of a pane.
+@Suite struct TmuxPassthroughTests {
+    @Test func aSequenceGoesThroughTmuxWithEveryEscapeDoubled() {
+        let sequence = Array("\u{1B}_Ga=d,d=I,i=7,q=2\u{1B}\\".utf8)
+        #expect(String(decoding: GraphicsRoute.tmuxPassthrough(origin: .init(row: 0, column: 0)).unplaced(sequence), as: UTF8.self)
+            == "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=d,d=I,i=7,q=2\u{1B}\u{1B}\\\u{1B}\\")
+        #expect(String(decoding: GraphicsRoute.tmuxPassthrough(origin: .init(row: 3, column: 10)).placed(Array("x".utf8), row: 1, column: 2),
+                       as: UTF8.self) == "\u{1B}Ptmux;\u{1B}\u{1B}[5;13Hx\u{1B}\\")
+        #expect(GraphicsRoute.direct.unplaced(sequence) == sequence)
+        #expect(String(decoding: GraphicsRoute.direct.placed(Array("x".utf8), row: 1, column: 2), as: UTF8.self) == "\u{1B}[2;3Hx")
+    }
+
+    @Test(arguments: [
+        ("0 51 1 on top", TmuxPane(origin: .init(row: 1, column: 51), allowsPassthrough: true)),
+        ("0 51 1 2 top", TmuxPane(origin: .init(row: 2, column: 51), allowsPassthrough: true)),
+        ("12 0 0 on bottom", TmuxPane(origin: .init(row: 12, column: 0), allowsPassthrough: false)),
+        ("5 7 1 off top\n", TmuxPane(origin: .init(row: 5, column: 7), allowsPassthrough: true)),
+        ("0 0  on bottom", TmuxPane(origin: .init(row: 0, column: 0), allowsPassthrough: true)),  // tmux 3.2: no option, always through
+    ])
+    func tmuxsAnswerGivesThePanesPlaceOnTheTerminalAndWhetherItPassesGraphicsOn(output: String, pane: TmuxPane) {
+        #expect(TmuxPane.parse(output) == pane)
+    }
+
+    @Test func anAnswerThatIsNotTmuxsIsNoPane() {
+        #expect(TmuxPane.parse("") == nil)
+        #expect(TmuxPane.parse("no server running on /tmp/tmux-0/default") == nil)
+        #expect(TmuxPane.parse("a b 1 on top") == nil)
+    }
 }

@@ -12,11 +12,9 @@
 
     /// Bytes written so far, for the benchmark.
     var bytesWritten: Int { get }
-}
 
-/// `CSI row ; column H`, both from 0.
-func cursorMove(row: Int, column: Int) -> [UInt8] {
-    Array("\u{1B}[\(row + 1);\(column + 1)H".utf8)
+    /// How its sequences reach the terminal; a tmux pane that moved changes it.
+    var route: GraphicsRoute { get set }
 }
 
 /// The least recently used of a bounded set of keys.

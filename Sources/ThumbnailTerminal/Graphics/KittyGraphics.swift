@@ -13,22 +13,23 @@ public enum KittyGraphics {
 
     /// Transmits `rgba` (`width` × `height` pixels, RGBA8, straight alpha) under
     /// `id` without showing it (`a=t`), in chunks of at most 4096 base64 bytes
-    /// (`m=1` on every chunk but the last).
-    public static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32) -> [UInt8] {
+    /// (`m=1` on every chunk but the last): one escape sequence per chunk, which
+    /// tmux's passthrough wraps one by one.
+    public static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32) -> [[UInt8]] {
         precondition(rgba.count == width * height * 4, "RGBA8: 4 bytes a pixel")
         let payload = Base64.encodeToBytes(bytes: rgba)
-        var output: [UInt8] = []
-        output.reserveCapacity(payload.count + 64 * (payload.count / chunkBytes + 1))
+        var chunks: [[UInt8]] = []
+        chunks.reserveCapacity(payload.count / chunkBytes + 1)
         var start = 0
         repeat {
             let end = min(start + chunkBytes, payload.count)
             let more = end < payload.count
             let keys = start == 0 ? "a=t,f=32,s=\(width),v=\(height),i=\(id),q=2" + (more ? ",m=1" : "")
                 : "m=\(more ? 1 : 0),q=2"
-            output += command(keys, payload: payload[start..<end])
+            chunks.append(command(keys, payload: payload[start..<end]))
             start = end
         } while start < payload.count
-        return output
+        return chunks
     }
 
     /// Shows image `id` at the cursor, at its own pixel size (thumbnails are made at

@@ -11,13 +11,15 @@
     public private(set) var bytesWritten = 0
     /// Pixel bytes transmitted so far (before base64), for the benchmark.
     public private(set) var pixelBytesTransmitted = 0
+    public var route: GraphicsRoute
     private var ids: [ObjectIdentifier: UInt32] = [:]
     private var recency = RecencyOrder<ObjectIdentifier>()
     private var shown: [ObjectIdentifier: ImagePlacement] = [:]
     private var nextID: UInt32 = 1
 
-    public init(retainedImages: Int) {
+    public init(retainedImages: Int, route: GraphicsRoute = .direct) {
         self.retainedImages = max(1, retainedImages)
+        self.route = route
     }
 
     /// Every image goes in placement 1 of its id: placing it again moves it.
@@ -28,7 +30,7 @@
         if redrawn { shown = [:] }
         let current = Dictionary(images.map { ($0.image, $0) }) { first, _ in first }
         for (image, _) in shown where current[image] == nil {
-            if let id = ids[image] { output += KittyGraphics.remove(id: id, placement: Self.placement) }
+            if let id = ids[image] { output += route.unplaced(KittyGraphics.remove(id: id, placement: Self.placement)) }
         }
         for placement in current.values.sorted(by: { ($0.row, $0.column) < ($1.row, $1.column) }) {
             let id: UInt32
@@ -39,19 +41,21 @@
                 nextID = nextID == UInt32.max ? 1 : nextID + 1
                 ids[placement.image] = id
                 let thumbnail = placement.thumbnail
-                output += KittyGraphics.transmit(rgba: Array(thumbnail.pixels), width: thumbnail.width,
-                                                 height: thumbnail.height, id: id)
+                for chunk in KittyGraphics.transmit(rgba: Array(thumbnail.pixels), width: thumbnail.width,
+                                                      height: thumbnail.height, id: id) {
+                    output += route.unplaced(chunk)
+                }
                 pixelBytesTransmitted += thumbnail.pixels.count
             }
             recency.touch(placement.image)
             if shown[placement.image] != placement {
-                output += cursorMove(row: placement.row, column: placement.column)
-                output += KittyGraphics.place(id: id, placement: Self.placement)
+                output += route.placed(KittyGraphics.place(id: id, placement: Self.placement),
+                                       row: placement.row, column: placement.column)
             }
         }
         shown = current
         while ids.count > retainedImages, let oldest = recency.removeOldest(where: { current[$0] == nil }) {
-            if let id = ids.removeValue(forKey: oldest) { output += KittyGraphics.delete(id: id) }
+            if let id = ids.removeValue(forKey: oldest) { output += route.unplaced(KittyGraphics.delete(id: id)) }
         }
         bytesWritten += output.count
         return output
@@ -59,7 +63,7 @@
 
     /// Deletes every image it sent, data and all.
     public func finish() -> [UInt8] {
-        let output = ids.values.sorted().flatMap { KittyGraphics.delete(id: $0) }
+        let output = ids.values.sorted().flatMap { route.unplaced(KittyGraphics.delete(id: $0)) }
         ids = [:]
         shown = [:]
         bytesWritten += output.count

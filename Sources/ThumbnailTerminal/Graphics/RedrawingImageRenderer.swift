@@ -9,25 +9,28 @@ import ThumbnailKit
     /// Encoded images kept for the next frames: scrolling back costs no encoding.
     public let cachedImages: Int
     public private(set) var bytesWritten = 0
+    public var route: GraphicsRoute
     private let encode: (Thumbnail) -> [UInt8]
     private var encoded: [ObjectIdentifier: [UInt8]] = [:]
     private var recency = RecencyOrder<ObjectIdentifier>()
     private var shown: [ImagePlacement] = []
 
     /// - Parameter encode: the escape sequence that draws a thumbnail at the cursor.
-    public init(cachedImages: Int, encode: @escaping (Thumbnail) -> [UInt8]) {
+    public init(cachedImages: Int, route: GraphicsRoute = .direct, encode: @escaping (Thumbnail) -> [UInt8]) {
         self.cachedImages = max(1, cachedImages)
+        self.route = route
         self.encode = encode
     }
 
     /// Sixel images over `background`.
-    public static func sixel(background: TerminalColor, cachedImages: Int) -> RedrawingImageRenderer {
-        RedrawingImageRenderer(cachedImages: cachedImages) { SixelImage(thumbnail: $0, background: background).bytes }
+    public static func sixel(background: TerminalColor, cachedImages: Int, route: GraphicsRoute = .direct)
+        -> RedrawingImageRenderer {
+        RedrawingImageRenderer(cachedImages: cachedImages, route: route) { SixelImage(thumbnail: $0, background: background).bytes }
     }
 
     /// iTerm2's inline images, as PNG.
-    public static func iTerm(cachedImages: Int) -> RedrawingImageRenderer {
-        RedrawingImageRenderer(cachedImages: cachedImages) { ITermInlineImage(thumbnail: $0)?.bytes ?? [] }
+    public static func iTerm(cachedImages: Int, route: GraphicsRoute = .direct) -> RedrawingImageRenderer {
+        RedrawingImageRenderer(cachedImages: cachedImages, route: route) { ITermInlineImage(thumbnail: $0)?.bytes ?? [] }
     }
 
     public func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
@@ -36,7 +39,7 @@ import ThumbnailKit
         let unchanged = Set(previous).intersection(images)
         for old in previous where !unchanged.contains(old) {
             for row in old.row..<(old.row + old.rows) {
-                output += cursorMove(row: row, column: old.column) + Array("\u{1B}[\(old.columns)X".utf8)
+                output += route.placed(Array("\u{1B}[\(old.columns)X".utf8), row: row, column: old.column)
             }
         }
         for placement in images {
@@ -44,7 +47,7 @@ import ThumbnailKit
             guard !unchanged.contains(placement) else { continue }
             let bytes = encoded[placement.image] ?? encode(placement.thumbnail)
             encoded[placement.image] = bytes
-            output += cursorMove(row: placement.row, column: placement.column) + bytes
+            output += route.placed(bytes, row: placement.row, column: placement.column)
         }
         shown = images
         let onScreen = Set(images.map(\.image))

@@ -21,13 +21,15 @@ public enum TerminalGraphics: Sendable, Hashable {
     }
 
     /// What draws the images of a frame (over the thumbnails' background colour); `nil` for half blocks, which are text.
-    /// - Parameter retained: images kept ready beyond those on screen (the list's pool of rows).
-    @MainActor public func makeRenderer(retained: Int) -> (any ImageRenderer)? {
+    /// - Parameters:
+    ///   - retained: images kept ready beyond those on screen (the list's pool of rows).
+    ///   - route: how its sequences reach the terminal.
+    @MainActor public func makeRenderer(retained: Int, route: GraphicsRoute = .direct) -> (any ImageRenderer)? {
         switch self {
         case .halfBlocks: nil
-        case .kitty: KittyImageRenderer(retainedImages: retained)
-        case .sixel: RedrawingImageRenderer.sixel(background: Palette.background, cachedImages: retained)
-        case .iTerm: RedrawingImageRenderer.iTerm(cachedImages: retained)
+        case .kitty: KittyImageRenderer(retainedImages: retained, route: route)
+        case .sixel: RedrawingImageRenderer.sixel(background: Palette.background, cachedImages: retained, route: route)
+        case .iTerm: RedrawingImageRenderer.iTerm(cachedImages: retained, route: route)
         }
     }
 }
