@@ -90,6 +90,18 @@ import Darwin
         return (capabilities, keys)
     }
 
+    /// Writes one frame, text and images, with one `write(2)`, between the marks of
+    /// synchronized output (`CSI ? 2026 h` … `CSI ? 2026 l`): a terminal that knows them
+    /// (kitty, WezTerm, foot, iTerm2, tmux) shows the frame whole, never half drawn; others
+    /// ignore them. A frame that changes nothing writes nothing.
+    public func writeFrame(text: String, images: [UInt8]) {
+        guard !text.isEmpty || !images.isEmpty else { return }
+        write(bytes: Self.beginFrame + Array(text.utf8) + images + Self.endFrame)
+    }
+
+    static let beginFrame = Array("\u{1B}[?2026h".utf8)
+    static let endFrame = Array("\u{1B}[?2026l".utf8)
+
     /// Writes `text` whole.
     public func write(_ text: String) {
         write(bytes: Array(text.utf8))

@@ -83,11 +83,14 @@ import Darwin
         var shown: ScreenBuffer?
         var cap = FrameCap(interval: .milliseconds(30))
         func draw() {
+            // The cap counts from when a frame begins: one that takes 15 ms to make (sixels to
+            // encode) must not push the next one to 45.
+            let began = ContinuousClock.now
             let frame = screen.frame(residentBytes: ProcessMemory.residentBytes)
-            session.write(frame.render(changesFrom: shown, mode: screen.colorMode))
-            if let renderer { session.write(bytes: renderer.render(frame.images, redrawn: shown == nil)) }
+            session.writeFrame(text: frame.render(changesFrom: shown, mode: screen.colorMode),
+                               images: renderer?.render(frame.images, redrawn: shown == nil) ?? [])
             shown = frame
-            cap.drawn(at: .now)
+            cap.drawn(at: began)
         }
         func requestFrame() {
             switch cap.request(at: .now) {

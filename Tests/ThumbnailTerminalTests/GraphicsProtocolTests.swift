@@ -14,6 +14,8 @@ import ThumbnailKit
         // The payload is base64 of the 16 bytes, as Python's base64 module writes it.
         #expect(KittyGraphics.transmit(rgba: Self.twoByTwo, width: 2, height: 2, id: 7).map { String(decoding: $0, as: UTF8.self) }
             == ["\(esc)_Ga=t,f=32,s=2,v=2,i=7,q=2;/wAA/wD/AP8AAP//////gA==\(esc)\\"])
+        #expect(KittyGraphics.transmit(rgba: Self.twoByTwo, width: 2, height: 2, id: 7, opaque: true).map { String(decoding: $0, as: UTF8.self) }
+            == ["\(esc)_Ga=t,f=24,s=2,v=2,i=7,q=2;/wAAAP8AAAD/////\(esc)\\"], "opaque: RGB, the alpha bytes left out")
         #expect(String(decoding: KittyGraphics.place(id: 7, placement: 3), as: UTF8.self)
             == "\(esc)_Ga=p,i=7,p=3,C=1,q=2\(esc)\\")
         #expect(String(decoding: KittyGraphics.remove(id: 7, placement: 3), as: UTF8.self)

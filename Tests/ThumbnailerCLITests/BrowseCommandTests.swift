@@ -158,7 +158,12 @@ import Testing
         // Before the error, the screen was open while the feed was still being fetched, and showed the
         // first wait between attempts (written whole: the frame before it had no message; later ones
         // are written as the cells that changed, and blanks are skipped, hence no spaces).
-        let written = Self.characters(written: try String(contentsOfFile: output, encoding: .utf8))
+        let recorded = try String(contentsOfFile: output, encoding: .utf8)
+        // Every frame is one synchronized update: begun, ended, and never begun again before its end.
+        let marks = recorded.matches(of: /\x{1B}\[\?2026([hl])/).map { $0.output.1 }
+        #expect(marks.count >= 4 && marks.enumerated().allSatisfy { $0.element == ($0.offset.isMultiple(of: 2) ? "h" : "l") },
+                "\(marks)")
+        let written = Self.characters(written: recorded)
         #expect(written.contains("Loading\(server.url("/feed.json"))"), "\(written)")
         // Which waits a frame catches depends on the machine's load (frames are capped at one per
         // 30 ms); that at least one is shown, whole, before the error does not.

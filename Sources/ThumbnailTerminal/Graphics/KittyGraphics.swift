@@ -14,22 +14,35 @@ public enum KittyGraphics {
     /// Transmits `rgba` (`width` × `height` pixels, RGBA8, straight alpha) under
     /// `id` without showing it (`a=t`), in chunks of at most 4096 base64 bytes
     /// (`m=1` on every chunk but the last): one escape sequence per chunk, which
-    /// tmux's passthrough wraps one by one.
-    public static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32) -> [[UInt8]] {
+    /// tmux's passthrough wraps one by one. An `opaque` image goes as RGB (`f=24`):
+    /// a quarter fewer bytes.
+    public static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32, opaque: Bool = false) -> [[UInt8]] {
         precondition(rgba.count == width * height * 4, "RGBA8: 4 bytes a pixel")
-        let payload = Base64.encodeToBytes(bytes: rgba)
+        let pixels = opaque ? rgb(of: rgba) : rgba
+        let payload = Base64.encodeToBytes(bytes: pixels)
         var chunks: [[UInt8]] = []
         chunks.reserveCapacity(payload.count / chunkBytes + 1)
         var start = 0
         repeat {
             let end = min(start + chunkBytes, payload.count)
             let more = end < payload.count
-            let keys = start == 0 ? "a=t,f=32,s=\(width),v=\(height),i=\(id),q=2" + (more ? ",m=1" : "")
+            let keys = start == 0 ? "a=t,f=\(opaque ? 24 : 32),s=\(width),v=\(height),i=\(id),q=2" + (more ? ",m=1" : "")
                 : "m=\(more ? 1 : 0),q=2"
             chunks.append(command(keys, payload: payload[start..<end]))
             start = end
         } while start < payload.count
         return chunks
+    }
+
+    /// `rgba` without its alpha bytes.
+    private static func rgb(of rgba: [UInt8]) -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: rgba.count / 4 * 3)
+        for pixel in 0..<(rgba.count / 4) {
+            rgb[3 * pixel] = rgba[4 * pixel]
+            rgb[3 * pixel + 1] = rgba[4 * pixel + 1]
+            rgb[3 * pixel + 2] = rgba[4 * pixel + 2]
+        }
+        return rgb
     }
 
     /// Shows image `id` at the cursor, at its own pixel size (thumbnails are made at

@@ -13,11 +13,12 @@ struct MedianCutPalette {
     /// - Parameter pixels: opaque RGB colours, row by row.
     init(pixels: [TerminalColor], maximumColors: Int = 256) {
         precondition((1...256).contains(maximumColors))
-        var boxes = [Box(members: Array(pixels.indices), pixels: pixels)]
+        let channels = Channels(pixels)
+        var boxes = [Box(members: Array(pixels.indices), channels: channels)]
         while boxes.count < maximumColors,
               let widest = boxes.indices.max(by: { boxes[$0].priority < boxes[$1].priority }),
               boxes[widest].canSplit {
-            let (low, high) = boxes[widest].split(pixels: pixels)
+            let (low, high) = boxes[widest].split(channels: channels)
             boxes[widest] = low
             boxes.append(high)
         }
@@ -25,8 +26,17 @@ struct MedianCutPalette {
         for (index, box) in boxes.enumerated() {
             for member in box.members { indices[member] = UInt8(index) }
         }
-        colors = boxes.map { $0.mean(pixels: pixels) }
+        colors = boxes.map { $0.mean(channels: channels) }
         self.indices = indices
+    }
+
+    /// The pixels' red, green and blue values, each channel in an array of its own.
+    private struct Channels {
+        let values: [[UInt8]]
+
+        init(_ pixels: [TerminalColor]) {
+            values = [pixels.map(\.red), pixels.map(\.green), pixels.map(\.blue)]
+        }
     }
 
     /// Pixels sharing a part of colour space.
@@ -36,17 +46,19 @@ struct MedianCutPalette {
         let channel: Int
         let range: Int
 
-        init(members: [Int], pixels: [TerminalColor]) {
+        init(members: [Int], channels: Channels) {
             self.members = members
-            var low = [255, 255, 255], high = [0, 0, 0]
-            for member in members {
-                let values = Self.channels(pixels[member])
-                for channel in 0..<3 {
-                    low[channel] = min(low[channel], values[channel])
-                    high[channel] = max(high[channel], values[channel])
+            var ranges = [0, 0, 0]
+            for channel in 0..<3 where !members.isEmpty {
+                channels.values[channel].withUnsafeBufferPointer { values in
+                    var low = UInt8.max, high = UInt8.min
+                    for member in members {
+                        low = min(low, values[member])
+                        high = max(high, values[member])
+                    }
+                    ranges[channel] = Int(high) - Int(low)
                 }
             }
-            let ranges = (0..<3).map { members.isEmpty ? 0 : high[$0] - low[$0] }
             channel = ranges.indices.max { ranges[$0] < ranges[$1] } ?? 0
             range = ranges[channel]
         }
@@ -56,27 +68,44 @@ struct MedianCutPalette {
         /// Wide boxes of many pixels first: where one colour would be wrong most.
         var priority: Int { canSplit ? range * range * members.count : -1 }
 
-        func split(pixels: [TerminalColor]) -> (Box, Box) {
-            let sorted = members.sorted { Self.channels(pixels[$0])[channel] < Self.channels(pixels[$1])[channel] }
-            let middle = sorted.count / 2
-            return (Box(members: Array(sorted[..<middle]), pixels: pixels),
-                    Box(members: Array(sorted[middle...]), pixels: pixels))
-        }
-
-        func mean(pixels: [TerminalColor]) -> TerminalColor {
-            guard !members.isEmpty else { return TerminalColor(red: 0, green: 0, blue: 0) }
-            var sums = [0, 0, 0]
-            for member in members {
-                let values = Self.channels(pixels[member])
-                for channel in 0..<3 { sums[channel] += values[channel] }
+        /// The lower and the upper half of its members by its widest channel: counted into
+        /// 256 bins for the median, not sorted (each split is linear in its members).
+        func split(channels: Channels) -> (Box, Box) {
+            let half = members.count / 2
+            var low: [Int] = [], high: [Int] = []
+            low.reserveCapacity(half)
+            high.reserveCapacity(members.count - half)
+            channels.values[channel].withUnsafeBufferPointer { values in
+                var counts = [Int](repeating: 0, count: 256)
+                for member in members { counts[Int(values[member])] += 1 }
+                // The median: the value at which the running count passes half.
+                var below = 0, median = 0
+                while below + counts[median] <= half {
+                    below += counts[median]
+                    median += 1
+                }
+                var medianToLow = half - below  // the low half's share of the median's members
+                for member in members {
+                    let value = Int(values[member])
+                    if value < median || (value == median && medianToLow > 0) {
+                        if value == median { medianToLow -= 1 }
+                        low.append(member)
+                    } else {
+                        high.append(member)
+                    }
+                }
             }
-            let count = members.count
-            return TerminalColor(red: UInt8((sums[0] + count / 2) / count), green: UInt8((sums[1] + count / 2) / count),
-                                 blue: UInt8((sums[2] + count / 2) / count))
+            return (Box(members: low, channels: channels), Box(members: high, channels: channels))
         }
 
-        static func channels(_ color: TerminalColor) -> [Int] {
-            [Int(color.red), Int(color.green), Int(color.blue)]
+        func mean(channels: Channels) -> TerminalColor {
+            guard !members.isEmpty else { return TerminalColor(red: 0, green: 0, blue: 0) }
+            let count = members.count
+            let means = channels.values.map { values in
+                let sum = members.reduce(0) { $0 + Int(values[$1]) }
+                return UInt8((sum + count / 2) / count)
+            }
+            return TerminalColor(red: means[0], green: means[1], blue: means[2])
         }
     }
 }

@@ -32,27 +32,33 @@ public struct SixelImage: Sendable, Hashable {
             func percent(_ value: UInt8) -> Int { (Int(value) * 100 + 127) / 255 }
             out += Array("#\(index);2;\(percent(color.red));\(percent(color.green));\(percent(color.blue))".utf8)
         }
-        var row = [UInt8](repeating: 0, count: width)
+        // Each colour's sixels across the band (bits, 0…63), and the columns it covers: one pass
+        // over the band's pixels fills them, and only covered columns are written and cleared.
+        let colorCount = palette.colors.count
+        var sixels = [UInt8](repeating: 0, count: colorCount * width)
+        var firstColumn = [Int](repeating: Int.max, count: colorCount)
+        var lastColumn = [Int](repeating: -1, count: colorCount)
         for bandTop in stride(from: 0, to: height, by: 6) {
-            let bandRows = min(6, height - bandTop)
-            // Which colours this band uses, in palette order.
-            var used = [Bool](repeating: false, count: palette.colors.count)
-            for y in bandTop..<(bandTop + bandRows) {
-                for x in 0..<width { used[Int(palette.indices[y * width + x])] = true }
+            for offset in 0..<min(6, height - bandTop) {
+                let row = (bandTop + offset) * width
+                for x in 0..<width {
+                    let color = Int(palette.indices[row + x])
+                    sixels[color * width + x] |= 1 << offset
+                    firstColumn[color] = min(firstColumn[color], x)
+                    lastColumn[color] = max(lastColumn[color], x)
+                }
             }
             var firstPass = true
-            for color in used.indices where used[color] {
-                for x in 0..<width {
-                    var bits: UInt8 = 0
-                    for offset in 0..<bandRows where palette.indices[(bandTop + offset) * width + x] == UInt8(color) {
-                        bits |= 1 << offset
-                    }
-                    row[x] = 63 + bits
-                }
+            for color in 0..<colorCount where lastColumn[color] >= 0 {
                 if !firstPass { out.append(UInt8(ascii: "$")) }
                 firstPass = false
                 out += Array("#\(color)".utf8)
-                appendRunLengthCoded(row, to: &out)
+                appendRun(of: 0, count: firstColumn[color], to: &out)  // empty up to its first column
+                let covered = (color * width + firstColumn[color])...(color * width + lastColumn[color])
+                appendRunLengthCoded(sixels[covered], to: &out)
+                sixels[covered].withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+                firstColumn[color] = Int.max
+                lastColumn[color] = -1
             }
             out.append(UInt8(ascii: "-"))
         }
@@ -60,21 +66,25 @@ public struct SixelImage: Sendable, Hashable {
         return out
     }
 
-    /// Sixel characters, runs of four or more as `!count char`; the empty ones at the end left out.
-    private static func appendRunLengthCoded(_ row: [UInt8], to out: inout [UInt8]) {
-        var end = row.count
-        while end > 0, row[end - 1] == 63 { end -= 1 }
-        var index = 0
-        while index < end {
+    /// Sixels (bits 0…63, written as characters 63…126), runs of four or more as `!count char`.
+    private static func appendRunLengthCoded(_ sixels: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var index = sixels.startIndex
+        while index < sixels.endIndex {
             var run = 1
-            while index + run < end, row[index + run] == row[index] { run += 1 }
-            if run >= 4 {
-                out += Array("!\(run)".utf8)
-                out.append(row[index])
-            } else {
-                out += Array(repeating: row[index], count: run)
-            }
+            while index + run < sixels.endIndex, sixels[index + run] == sixels[index] { run += 1 }
+            appendRun(of: sixels[index], count: run, to: &out)
             index += run
+        }
+    }
+
+    /// `count` times the sixel `bits`: as `!count char` from four on.
+    private static func appendRun(of bits: UInt8, count: Int, to out: inout [UInt8]) {
+        let character = 63 + bits
+        if count >= 4 {
+            out += Array("!\(count)".utf8)
+            out.append(character)
+        } else {
+            out += Array(repeating: character, count: count)
         }
     }
 }
