@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Converts an X window dump (xwd, 24/32-bit TrueColor) to PNG, with the standard library only.
+"""Converts X window dumps (xwd, 24/32-bit TrueColor) to one PNG, with the standard library only:
+each dump cropped to the same region, side by side, 16 pixels of grey apart.
 
-Usage: xwd-to-png.py IN.xwd OUT.png [X Y WIDTH HEIGHT]   (optionally a crop)"""
+Usage: xwd-to-png.py OUT.png IN.xwd [IN.xwd ...] [--crop X Y WIDTH HEIGHT]"""
+import argparse
 import struct
 import sys
 import zlib
@@ -43,12 +45,25 @@ def write_png(path, width, height, rows):
 
 
 def main():
-    width, height, rows = read_xwd(sys.argv[1])
-    if len(sys.argv) == 7:
-        x, y, w, h = map(int, sys.argv[3:7])
-        rows = [row[3 * x: 3 * (x + w)] for row in rows[y: y + h]]
-        width, height = w, h
-    write_png(sys.argv[2], width, height, rows)
+    parser = argparse.ArgumentParser(description="X window dumps to one PNG, side by side")
+    parser.add_argument("output")
+    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("--crop", nargs=4, type=int, metavar=("X", "Y", "WIDTH", "HEIGHT"))
+    args = parser.parse_args()
+    images = []
+    for path in args.inputs:
+        width, height, rows = read_xwd(path)
+        if args.crop:
+            x, y, w, h = args.crop
+            w, h = min(w, width - x), min(h, height - y)
+            rows = [row[3 * x: 3 * (x + w)] for row in rows[y: y + h]]
+            width, height = w, h
+        images.append((width, height, rows))
+    gap = b"\x40" * 3 * 16
+    height = min(image[1] for image in images)
+    rows = [gap.join(image[2][y] for image in images) for y in range(height)]
+    width = sum(image[0] for image in images) + 16 * (len(images) - 1)
+    write_png(args.output, width, height, rows)
 
 
 if __name__ == "__main__":
