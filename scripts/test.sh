@@ -25,16 +25,18 @@ scripts/setup.sh
 # The object-store tests run against a real S3-compatible server on loopback; where it cannot be
 # installed they skip, saying why.
 scripts/setup-store.sh || echo "test: no loopback S3 store here; the object-store tests will skip" >&2
-# The graphics tests: the sixel encoder's output decoded by libsixel's sixel2png, and browse in a
-# real xterm (a VT340, with sixel) on Xvfb, driven by xdotool, seen through xwd, in the 6x13 font of
-# xfonts-base. Where these cannot be installed, those tests skip, saying why.
-graphics_tools="sixel2png Xvfb xterm xwd xdotool"
+# The graphics tests: the sixel encoder's output decoded by libsixel's sixel2png, and browse in
+# real terminals on Xvfb, driven by xdotool, seen through xwd: xterm (a VT340, with sixel, in the
+# 6x13 font of xfonts-base, also inside tmux) and kitty (kitty graphics; it draws with OpenGL, here
+# Mesa's software renderer). Where these cannot be installed, those tests skip, saying why.
+graphics_tools="sixel2png Xvfb xterm xwd xdotool kitty"
 if ! (for tool in $graphics_tools; do command -v "$tool" >/dev/null 2>&1 || exit 1; done) && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    echo "test: installing libsixel-bin xvfb xterm x11-apps xdotool xfonts-base with apt-get" >&2
+    packages="libsixel-bin xvfb xterm x11-apps xdotool xfonts-base kitty libgl1-mesa-dri"
+    echo "test: installing $packages with apt-get" >&2
     { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        libsixel-bin xvfb xterm x11-apps xdotool xfonts-base >/dev/null; } \
-        || echo "test: the graphics tools could not be installed; the sixel and xterm tests will skip" >&2
+        $packages >/dev/null; } \
+        || echo "test: the graphics tools could not be installed; the sixel, xterm and kitty tests will skip" >&2
 fi
 swift build --build-tests
 # The adopter fixture, an app's package that uses the library by path. Built here, before the

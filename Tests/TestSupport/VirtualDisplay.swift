@@ -42,8 +42,9 @@ public final class VirtualDisplay: Sendable {
     /// Starts `arguments[0]` on this display, with no signal blocked (a `Process` started from a
     /// test thread inherits the thread's mask: an xterm that never took SIGCHLD from its tmux
     /// client stayed a zombie Foundation never reaped); the caller ends it with `kill()`.
-    public func start(_ arguments: [String]) throws -> ChildProcess.Running {
-        try ChildProcess.start(Array(arguments.dropFirst()), executable: arguments[0], environment: ["DISPLAY": display])
+    public func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Running {
+        try ChildProcess.start(Array(arguments.dropFirst()), executable: arguments[0],
+                               environment: environment.merging(["DISPLAY": display]) { _, new in new })
     }
 
     /// Types `keys` (xdotool key names) into the window under the pointer, which is moved to `x`, `y` first.
@@ -57,9 +58,24 @@ public final class VirtualDisplay: Sendable {
 
     /// The `width` × `height` pixels of the screen from its top left corner, now.
     public func screenshot(width: Int = .max, height: Int = .max) throws -> XWindowDump {
+        try dump(["-root"], width: width, height: height)
+    }
+
+    /// The `width` × `height` pixels of the first window of class `windowClass` from its top left
+    /// corner, now: for a program that draws with OpenGL (kitty), whose window a dump of the root
+    /// window does not show as it is.
+    public func screenshot(ofWindowClass windowClass: String, width: Int = .max, height: Int = .max) throws -> XWindowDump {
+        let search = try start(["/usr/bin/xdotool", "search", "--class", windowClass]).wait()
+        guard search.status == 0, let window = search.standardOutput.split(separator: "\n").first else {
+            throw DisplayError(message: "no window of class \(windowClass)")
+        }
+        return try dump(["-id", String(window)], width: width, height: height)
+    }
+
+    private func dump(_ target: [String], width: Int, height: Int) throws -> XWindowDump {
         let directory = try TemporaryDirectory()
         let path = directory.path("screen.xwd")
-        try run(["/usr/bin/xwd", "-root", "-silent", "-out", path])
+        try run(["/usr/bin/xwd"] + target + ["-silent", "-out", path])
         return try XWindowDump(contentsOf: path, width: width, height: height)
     }
 

@@ -15,12 +15,12 @@ final class BrowseGraphicsTests: Sendable {
         temporary = try TemporaryDirectory()
     }
 
-    /// The first item's thumbnail as browse makes it in xterm's 6×13 font: 16 columns × 6 lines
-    /// of cells, at their pixel size, over black; RGB.
-    static func firstThumbnail() throws -> (rgb: [UInt8], width: Int, height: Int) {
+    /// The first item's thumbnail as browse makes it for 16 columns × 6 lines of cells of `cell`
+    /// pixels (xterm's 6×13 font by default), over black; RGB.
+    static func firstThumbnail(cell: (width: Int, height: Int) = (6, 13)) throws -> (rgb: [UInt8], width: Int, height: Int) {
         let feed = try JSONSerialization.jsonObject(with: Data(Fixtures.bytes(ofTestImage: "feed.json"))) as? [String: Any]
         let first = try #require((feed?["items"] as? [[String: Any]])?.first?["image"] as? String)
-        let thumbnail = try ThumbnailDecoder(size: .fit(width: 16 * 6, height: 6 * 13))
+        let thumbnail = try ThumbnailDecoder(size: .fit(width: 16 * cell.width, height: 6 * cell.height))
             .decode(contentsOfFile: Fixtures.testImage(first))
         var rgb: [UInt8] = []
         for y in 0..<thumbnail.height {
@@ -33,24 +33,34 @@ final class BrowseGraphicsTests: Sendable {
     }
 
     /// The best match of the first thumbnail within 16 pixels right and down of `x`, `y`, once it
-    /// reaches 25 dB or after about 20 s of screenshots.
-    static func findFirstThumbnail(on display: VirtualDisplay, nearX x: Int, y: Int) async throws -> (psnr: Double, x: Int, y: Int) {
-        let reference = try firstThumbnail()
+    /// reaches `enough` dB or after about 20 s of screenshots.
+    static func findFirstThumbnail(on display: VirtualDisplay, nearX x: Int, y: Int, enough: Double = 25,
+                                   reference: (rgb: [UInt8], width: Int, height: Int)? = nil,
+                                   window: String? = nil) async throws -> (psnr: Double, x: Int, y: Int) {
+        let reference = try reference ?? firstThumbnail()
         var match = (psnr: -Double.infinity, x: x, y: y)
-        for _ in 0..<100 where match.psnr < 25 {
-            let screen = try await runBlocking { try display.screenshot(width: x + 160, height: y + 120) }
+        for _ in 0..<100 where match.psnr < enough {
+            let screen = try await runBlocking {
+                try window.map { try display.screenshot(ofWindowClass: $0, width: x + 240, height: y + 200) }
+                    ?? display.screenshot(width: x + 160, height: y + 120)
+            }
             match = screen.bestMatch(of: reference.rgb, width: reference.width, height: reference.height,
                                      nearX: x, y: y, search: 16)
-            if match.psnr < 25 { try await Task.sleep(for: .milliseconds(200)) }
+            if match.psnr < enough { try await Task.sleep(for: .milliseconds(200)) }
         }
         return match
     }
 
     /// Whether, within about 20 s, the first thumbnail is gone from where `match` found it (below 15 dB).
-    static func firstThumbnailLeaves(_ match: (psnr: Double, x: Int, y: Int), on display: VirtualDisplay) async throws -> Bool {
-        let reference = try firstThumbnail()
+    static func firstThumbnailLeaves(_ match: (psnr: Double, x: Int, y: Int), on display: VirtualDisplay,
+                                     reference: (rgb: [UInt8], width: Int, height: Int)? = nil,
+                                     window: String? = nil) async throws -> Bool {
+        let reference = try reference ?? firstThumbnail()
         for _ in 0..<100 {
-            let screen = try await runBlocking { try display.screenshot(width: match.x + 160, height: match.y + 120) }
+            let screen = try await runBlocking {
+                try window.map { try display.screenshot(ofWindowClass: $0, width: match.x + 240, height: match.y + 200) }
+                    ?? display.screenshot(width: match.x + 160, height: match.y + 120)
+            }
             if screen.peakSignalToNoiseRatio(atX: match.x, y: match.y, width: reference.width, height: reference.height,
                                              against: reference.rgb) < 15 { return true }
             try await Task.sleep(for: .milliseconds(200))
@@ -66,9 +76,10 @@ final class BrowseGraphicsTests: Sendable {
         #expect((try? String(contentsOfFile: exitFile, encoding: .utf8)) == "0\n")
     }
 
-    /// `browse` of TestImages/feed.json, then its exit status into `exit`; in a shell that stays a while.
+    /// `browse` of TestImages/feed.json in 24-bit colour (xterm drops `COLORTERM`), then its exit
+    /// status into `exit`; in a shell that stays a while.
     func browseCommand(_ arguments: String = "") -> String {
-        "\(ChildProcess.thumbnailer) browse file://\(Fixtures.testImage("feed.json"))"
+        "env COLORTERM=truecolor \(ChildProcess.thumbnailer) browse file://\(Fixtures.testImage("feed.json"))"
             + " --cache-dir \(temporary.path("cache")) \(arguments) 2> \(temporary.path("stderr"));"
             + " echo $? > \(temporary.path("exit")); sleep 30"
     }
@@ -90,19 +101,106 @@ final class BrowseGraphicsTests: Sendable {
         try await quit(on: display)
     }
 
+    /// kitty in an 800 × 500 window, its default font at 10 points, running `program`.
+    func kitty(running program: [String]) -> [String] {
+        ["/usr/bin/kitty", "--config", "NONE", "-o", "font_size=10", "-o", "background=black",
+         "-o", "remember_window_size=no", "-o", "initial_window_width=800", "-o", "initial_window_height=500"] + program
+    }
+
+    /// kitty draws with OpenGL: Mesa's software renderer, with no GPU.
+    static let kittyEnvironment = ["LIBGL_ALWAYS_SOFTWARE": "1"]
+
+    /// A shell command that writes the terminal's rows, columns and their pixels (`TIOCGWINSZ`) for ``probedCellSize()``.
+    func cellSizeProbe() throws -> String {
+        try """
+            import fcntl, struct, termios
+            print(*struct.unpack("HHHH", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8))))
+            """.write(toFile: temporary.path("probe.py"), atomically: true, encoding: .utf8)
+        return "python3 \(temporary.path("probe.py")) > \(temporary.path("window-size")); "
+    }
+
+    /// One cell's pixel size, from what ``cellSizeProbe()`` wrote.
+    func probedCellSize() async throws -> (width: Int, height: Int) {
+        let path = temporary.path("window-size")
+        let fields = { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) } }
+        #expect(try await eventually(within: .seconds(30)) { fields().count == 4 })
+        try #require(fields().count == 4 && fields().allSatisfy { $0 > 0 }, "rows, columns and their pixels: \(fields())")
+        let (rows, columns, width, height) = (fields()[0], fields()[1], fields()[2], fields()[3])
+        return (width / columns, height / rows)
+    }
+
+    /// kitty, which draws with OpenGL (Mesa's software renderer here): auto-detection finds its
+    /// graphics protocol, and the thumbnail is on screen at its pixels.
+    @Test(.timeLimit(.minutes(3)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/kitty"),
+                                            "needs kitty (Debian: kitty, libgl1-mesa-dri)"))
+    func inKittyTheThumbnailsAreKittyGraphicsOfTheirPixelsAndJScrollsThem() async throws {
+        let display = try await runBlocking { try VirtualDisplay() }
+        let kitty = try display.start(kitty(running: ["sh", "-c", cellSizeProbe() + browseCommand()]), environment: Self.kittyEnvironment)
+        defer { _ = kitty.kill() }
+        let reference = try Self.firstThumbnail(cell: try await probedCellSize())
+
+        let match = try await Self.findFirstThumbnail(on: display, nearX: 0, y: 0, reference: reference, window: "kitty")
+        #expect(match.psnr >= 25, "the first thumbnail in kitty: \(match.psnr) dB at \(match.x), \(match.y)")
+
+        try await runBlocking { try display.type(Array(repeating: "j", count: 5)) }
+        #expect(try await Self.firstThumbnailLeaves(match, on: display, reference: reference, window: "kitty"),
+                "the screen moved after j×5")
+        try await quit(on: display)
+    }
+
+    /// What the 25 dB above tells apart: the same cells in true-colour half blocks stay well below.
+    @Test(.timeLimit(.minutes(3)))
+    func inTheSameXtermHalfBlocksOfTheFirstThumbnailStayBelow25dB() async throws {
+        let display = try await runBlocking { try VirtualDisplay() }
+        let xterm = try display.start(["/usr/bin/xterm", "-ti", "vt340", "-fn", "6x13", "-geometry", "100x40+0+0",
+                                       "-e", "sh", "-c", browseCommand("--graphics blocks")])
+        defer { _ = xterm.kill() }
+        // Drawn once it resembles the thumbnail at all; then the best of a few more looks.
+        var match = try await Self.findFirstThumbnail(on: display, nearX: 0, y: 0, enough: 12)
+        #expect(match.psnr >= 12, "the mosaic is drawn: \(match.psnr) dB")
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(300))
+            let again = try await Self.findFirstThumbnail(on: display, nearX: 0, y: 0, enough: -.infinity)
+            if again.psnr > match.psnr { match = again }
+        }
+        #expect(match.psnr < 25, "half blocks: \(match.psnr) dB at \(match.x), \(match.y)")
+        try await quit(on: display)
+    }
+
     /// tmux with its status line on top and `browse` in the right-hand pane of a split: the pane
     /// begins at row 1, column 51 of the 100-column xterm.
-    func startTmux(on display: VirtualDisplay, passthrough: Bool, browseArguments: String) throws -> (ChildProcess.Running, Tmux) {
-        let tmux = Tmux(socket: "thumbnailer-test-\(getpid())-\(passthrough)")
+    func startTmux(on display: VirtualDisplay, inKitty: Bool = false, passthrough: Bool,
+                   browseArguments: String) throws -> (ChildProcess.Running, Tmux) {
+        let tmux = Tmux(socket: "thumbnailer-test-\(getpid())-\(inKitty)-\(passthrough)")
         let configuration = temporary.path("tmux.conf")
         try "set -g allow-passthrough \(passthrough ? "on" : "off")\nset -g status-position top\n"
             .write(toFile: configuration, atomically: true, encoding: .utf8)
-        let xterm = try display.start([
-            "/usr/bin/xterm", "-ti", "vt340", "-fn", "6x13", "-geometry", "100x40+0+0",
-            "-e", "tmux", "-L", tmux.socket, "-f", configuration, "new-session", "sleep 600", ";",
-            "split-window", "-h", "-l", "49", browseCommand(browseArguments),
-        ])
-        return (xterm, tmux)
+        let session = ["tmux", "-L", tmux.socket, "-f", configuration, "new-session", "sleep 600", ";",
+                       "split-window", "-h", "-l", "49", (inKitty ? try cellSizeProbe() : "") + browseCommand(browseArguments)]
+        let terminal = inKitty
+            ? try display.start(kitty(running: session), environment: Self.kittyEnvironment)
+            : try display.start(["/usr/bin/xterm", "-ti", "vt340", "-fn", "6x13", "-geometry", "100x40+0+0", "-e"] + session)
+        return (terminal, tmux)
+    }
+
+    @Test(.timeLimit(.minutes(3)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
+                                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/kitty"), "needs tmux and kitty"))
+    func insideTmuxInKittyTheKittyGraphicsReachKittyAtThePanesPlace() async throws {
+        let display = try await runBlocking { try VirtualDisplay() }
+        let (kitty, tmux) = try startTmux(on: display, inKitty: true, passthrough: true, browseArguments: "")
+        defer {
+            tmux.killServer()
+            _ = kitty.kill()
+        }
+        let cell = try await probedCellSize()
+        let reference = try Self.firstThumbnail(cell: cell)
+        let match = try await Self.findFirstThumbnail(on: display, nearX: 51 * cell.width, y: cell.height,
+                                                      reference: reference, window: "kitty")
+        #expect(match.psnr >= 25, "the first thumbnail in the pane: \(match.psnr) dB at \(match.x), \(match.y)")
+        try await runBlocking { try display.type(Array(repeating: "j", count: 5), at: 600, y: 200) }
+        #expect(try await Self.firstThumbnailLeaves(match, on: display, reference: reference, window: "kitty"),
+                "the pane moved after j×5")
+        try await quit(on: display, atX: 600, y: 200)
     }
 
     @Test(.timeLimit(.minutes(3)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
