@@ -133,6 +133,7 @@ import ThumbnailKit
                        bold: selected)
         }
         drawn = kept
+        screen.scrollingLines = ScrollingLines(lines: 0..<(layout.visibleRows * rowHeight), offset: viewport.top * rowHeight)
         screen.putStatusLine(statusLine(residentBytes: residentBytes), row: layout.statusRow)
     }
 

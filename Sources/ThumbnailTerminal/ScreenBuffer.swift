@@ -10,6 +10,8 @@ public struct ScreenBuffer: Sendable, Hashable {
     private var cells: [StyledCell]
     /// The images over the cells, in the order placed.
     public private(set) var images: [ImagePlacement] = []
+    /// The lines that scroll as one (a list's rows), if any.
+    public var scrollingLines: ScrollingLines?
 
     public init(columns: Int, rows: Int) {
         self.columns = max(0, columns)
@@ -90,6 +92,29 @@ public struct ScreenBuffer: Sendable, Hashable {
             cells[index + 1].isTrailingHalf = false
         }
         cells[index].isTrailingHalf = false
+    }
+
+    /// This buffer as a terminal shows it after moving its ``scrollingLines`` up by `distance`
+    /// (down when negative): their cells move, the lines scrolled in are blank, the images move
+    /// with them (those the move cut are left out: the terminal keeps only part of them).
+    public func scrolled(by distance: Int) -> ScreenBuffer {
+        guard let region = scrollingLines?.lines else { return self }
+        var moved = self
+        for row in region {
+            let source = row + distance
+            for column in 0..<columns {
+                moved.cells[row * columns + column] = region.contains(source) ? cells[source * columns + column] : StyledCell()
+            }
+        }
+        moved.images = images.compactMap { image in
+            switch image.scrolled(by: distance, lines: region) {
+            case .kept: image
+            case let .moved(placement): placement
+            case .cut: nil
+            }
+        }
+        moved.scrollingLines?.offset += distance
+        return moved
     }
 
     /// The escape sequences that turn a terminal showing `previous` into one

@@ -94,9 +94,9 @@ import Darwin
     /// synchronized output (`CSI ? 2026 h` … `CSI ? 2026 l`): a terminal that knows them
     /// (kitty, WezTerm, foot, iTerm2, tmux) shows the frame whole, never half drawn; others
     /// ignore them. A frame that changes nothing writes nothing.
-    public func writeFrame(text: String, images: [UInt8]) {
-        guard !text.isEmpty || !images.isEmpty else { return }
-        write(bytes: Self.beginFrame + Array(text.utf8) + images + Self.endFrame)
+    public func writeFrame(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        write(bytes: Self.beginFrame + bytes + Self.endFrame)
     }
 
     static let beginFrame = Array("\u{1B}[?2026h".utf8)

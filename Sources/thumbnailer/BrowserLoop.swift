@@ -14,7 +14,8 @@ import Darwin
 ///
 /// Every change asks for a frame, and a ``FrameCap`` draws one at most every
 /// 30 ms (a held key scrolls without waiting for the screen, and the last
-/// change is always drawn). Only the cells that changed are written.
+/// change is always drawn). Only the cells that changed are written, after
+/// the terminal has scrolled the list's lines itself when the list moved.
 @MainActor struct BrowserLoop {
     let session: TerminalSession
     let feed: any Loadable<[ListBrowser.Item]>
@@ -87,8 +88,18 @@ import Darwin
             // encode) must not push the next one to 45.
             let began = ContinuousClock.now
             let frame = screen.frame(residentBytes: ProcessMemory.residentBytes)
-            session.writeFrame(text: frame.render(changesFrom: shown, mode: screen.colorMode),
-                               images: renderer?.render(frame.images, redrawn: shown == nil) ?? [])
+            var bytes: [UInt8] = []
+            // A list that scrolled is moved by the terminal, images and all, and only what came
+            // into view is drawn. Not through tmux: it would move its own cells, not the images.
+            if let previous = shown, let scrolling = frame.scrollingLines,
+               let distance = scrolling.distance(from: previous.scrollingLines), renderer?.route ?? .direct == .direct {
+                bytes += Array(scrolling.scrollSequence(distance: distance).utf8)
+                bytes += renderer?.scroll(by: distance, lines: scrolling.lines) ?? []
+                shown = previous.scrolled(by: distance)
+            }
+            bytes += Array(frame.render(changesFrom: shown, mode: screen.colorMode).utf8)
+            bytes += renderer?.render(frame.images, redrawn: shown == nil) ?? []
+            session.writeFrame(bytes)
             shown = frame
             cap.drawn(at: began)
         }

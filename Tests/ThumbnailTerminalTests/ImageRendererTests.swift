@@ -71,6 +71,31 @@ import ThumbnailKit
         #expect(renderer.render([Self.placed(b, row: 0)], redrawn: true) == cursorMove(row: 0, column: 1) + sixelB)
     }
 
+    @Test func kittyMovesPlacementsWithTheLinesAndRemovesOneTheScrollCut() throws {
+        let (a, b) = (try Self.thumbnail(1), try Self.thumbnail(2))
+        let renderer = KittyImageRenderer(retainedImages: 8)
+        _ = renderer.render([Self.placed(a, row: 0), Self.placed(b, row: 4)], redrawn: true)
+        // The terminal moved lines 0…7 up by 2: b is at line 2 now, a lost its top line.
+        let cut = Self.text(renderer.scroll(by: 2, lines: 0..<8))
+        #expect(cut == "\u{1B}_Ga=d,d=i,i=1,p=1,q=2\u{1B}\\")
+        #expect(renderer.render([Self.placed(b, row: 2)], redrawn: false).isEmpty, "b is where the terminal moved it")
+    }
+
+    @Test func aSixelTheTerminalMovedIsNotSentAgainAndWhatIsLeftOfACutOneIsErased() throws {
+        let (a, b) = (try Self.thumbnail(1), try Self.thumbnail(2))
+        let background = TerminalColor(red: 0, green: 0, blue: 0)
+        let renderer = RedrawingImageRenderer.sixel(background: background, cachedImages: 8)
+        _ = renderer.render([Self.placed(a, row: 0), Self.placed(b, row: 4)], redrawn: true)
+        // Up by 2 in lines 0…7: a's last line is left at line 0 and erased; b moved to line 2.
+        let erased = renderer.scroll(by: 2, lines: 0..<8)
+        #expect(erased == cursorMove(row: 0, column: 1) + Array("\u{1B}[4X".utf8))
+        #expect(renderer.render([Self.placed(b, row: 2)], redrawn: false).isEmpty, "b is where the terminal moved it")
+        // An image outside the lines stays where it was.
+        _ = renderer.render([Self.placed(b, row: 2), Self.placed(a, row: 9)], redrawn: false)
+        #expect(renderer.scroll(by: 2, lines: 0..<8).isEmpty)
+        #expect(renderer.render([Self.placed(b, row: 0), Self.placed(a, row: 9)], redrawn: false).isEmpty)
+    }
+
     @Test func throughTmuxEveryKittySequenceIsWrappedAloneAndPlacedAtThePanesPlaceOnTheTerminal() throws {
         let thumbnail = try ThumbnailDecoder(size: .original).decode(NumberedImage.png(1, size: 48))
         let renderer = KittyImageRenderer(retainedImages: 1, route: .tmuxPassthrough(origin: .init(row: 2, column: 51)))

@@ -15,11 +15,12 @@ final class BrowseGraphicsTests: Sendable {
         temporary = try TemporaryDirectory()
     }
 
-    /// The first item's thumbnail as browse makes it for 16 columns × 6 lines of cells of `cell`
-    /// pixels (xterm's 6×13 font by default), over black; RGB.
-    static func firstThumbnail(cell: (width: Int, height: Int) = (6, 13)) throws -> (rgb: [UInt8], width: Int, height: Int) {
+    /// Item `index`'s thumbnail (the first by default) as browse makes it for 16 columns × 6 lines
+    /// of cells of `cell` pixels (xterm's 6×13 font by default), over black; RGB.
+    static func firstThumbnail(item index: Int = 0, cell: (width: Int, height: Int) = (6, 13)) throws
+        -> (rgb: [UInt8], width: Int, height: Int) {
         let feed = try JSONSerialization.jsonObject(with: Data(Fixtures.bytes(ofTestImage: "feed.json"))) as? [String: Any]
-        let first = try #require((feed?["items"] as? [[String: Any]])?.first?["image"] as? String)
+        let first = try #require((feed?["items"] as? [[String: Any]])?[index]["image"] as? String)
         let thumbnail = try ThumbnailDecoder(size: .fit(width: 16 * cell.width, height: 6 * cell.height))
             .decode(contentsOfFile: Fixtures.testImage(first))
         var rgb: [UInt8] = []
@@ -36,7 +37,7 @@ final class BrowseGraphicsTests: Sendable {
     /// reaches `enough` dB or after about 20 s of screenshots.
     static func findFirstThumbnail(on display: VirtualDisplay, nearX x: Int, y: Int, enough: Double = 25,
                                    reference: (rgb: [UInt8], width: Int, height: Int)? = nil,
-                                   window: String? = nil) async throws -> (psnr: Double, x: Int, y: Int) {
+                                   window: String? = nil, search: Int = 16) async throws -> (psnr: Double, x: Int, y: Int) {
         let reference = try reference ?? firstThumbnail()
         var match = (psnr: -Double.infinity, x: x, y: y)
         for _ in 0..<100 where match.psnr < enough {
@@ -45,27 +46,26 @@ final class BrowseGraphicsTests: Sendable {
                     ?? display.screenshot(width: x + 160, height: y + 120)
             }
             match = screen.bestMatch(of: reference.rgb, width: reference.width, height: reference.height,
-                                     nearX: x, y: y, search: 16)
+                                     nearX: x, y: y, search: search)
             if match.psnr < enough { try await Task.sleep(for: .milliseconds(200)) }
         }
         return match
     }
 
-    /// Whether, within about 20 s, the first thumbnail is gone from where `match` found it (below 15 dB).
-    static func firstThumbnailLeaves(_ match: (psnr: Double, x: Int, y: Int), on display: VirtualDisplay,
-                                     reference: (rgb: [UInt8], width: Int, height: Int)? = nil,
-                                     window: String? = nil) async throws -> Bool {
-        let reference = try reference ?? firstThumbnail()
-        for _ in 0..<100 {
-            let screen = try await runBlocking {
-                try window.map { try display.screenshot(ofWindowClass: $0, width: match.x + 240, height: match.y + 200) }
-                    ?? display.screenshot(width: match.x + 160, height: match.y + 120)
-            }
-            if screen.peakSignalToNoiseRatio(atX: match.x, y: match.y, width: reference.width, height: reference.height,
-                                             against: reference.rgb) < 15 { return true }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        return false
+    /// Whether, within about 20 s, the second item's thumbnail shows where `match` found the first
+    /// (≥ 25 dB within 2 pixels): the list scrolled a row, and its image is in the right place.
+    static func secondThumbnailTakesTheFirstsPlace(_ match: (psnr: Double, x: Int, y: Int), on display: VirtualDisplay,
+                                                   cell: (width: Int, height: Int) = (6, 13),
+                                                   window: String? = nil) async throws -> Bool {
+        let second = try firstThumbnail(item: 1, cell: cell)
+        let found = try await findFirstThumbnail(on: display, nearX: max(0, match.x - 1), y: max(0, match.y - 1),
+                                                 reference: second, window: window, search: 2)
+        return found.psnr >= 25
+    }
+
+    /// Presses j until the list scrolls one row: once to each visible row, and once more.
+    static func scrollOneRow(on display: VirtualDisplay, terminalRows: Int, atX x: Int = 200, y: Int = 200) async throws {
+        try await runBlocking { try display.type(Array(repeating: "j", count: (terminalRows - 1) / 7), at: x, y: y) }
     }
 
     /// Presses q in the window at `x`, `y`, and expects browse to exit 0 (the shell writes its status to `exit`).
@@ -95,9 +95,9 @@ final class BrowseGraphicsTests: Sendable {
         let match = try await Self.findFirstThumbnail(on: display, nearX: 0, y: 0)
         #expect(match.psnr >= 25, "the first thumbnail on screen: \(match.psnr) dB at \(match.x), \(match.y)")
 
-        // Five rows down: the list scrolls, and another picture takes the first row's place.
-        try await runBlocking { try display.type(Array(repeating: "j", count: 5)) }
-        #expect(try await Self.firstThumbnailLeaves(match, on: display), "the screen moved after j×5")
+        // Down a row: the terminal moves the images, and the second row's takes the first's place.
+        try await Self.scrollOneRow(on: display, terminalRows: 40)
+        #expect(try await Self.secondThumbnailTakesTheFirstsPlace(match, on: display), "the list scrolled a row")
         try await quit(on: display)
     }
 
@@ -119,14 +119,14 @@ final class BrowseGraphicsTests: Sendable {
         return "python3 \(temporary.path("probe.py")) > \(temporary.path("window-size")); "
     }
 
-    /// One cell's pixel size, from what ``cellSizeProbe()`` wrote.
-    func probedCellSize() async throws -> (width: Int, height: Int) {
+    /// One cell's pixel size and the terminal's rows, from what ``cellSizeProbe()`` wrote.
+    func probedCellSize() async throws -> (cell: (width: Int, height: Int), rows: Int) {
         let path = temporary.path("window-size")
         let fields = { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) } }
         #expect(try await eventually(within: .seconds(30)) { fields().count == 4 })
         try #require(fields().count == 4 && fields().allSatisfy { $0 > 0 }, "rows, columns and their pixels: \(fields())")
         let (rows, columns, width, height) = (fields()[0], fields()[1], fields()[2], fields()[3])
-        return (width / columns, height / rows)
+        return ((width / columns, height / rows), rows)
     }
 
     /// kitty, which draws with OpenGL (Mesa's software renderer here): auto-detection finds its
@@ -137,14 +137,15 @@ final class BrowseGraphicsTests: Sendable {
         let display = try await runBlocking { try VirtualDisplay() }
         let kitty = try display.start(kitty(running: ["sh", "-c", cellSizeProbe() + browseCommand()]), environment: Self.kittyEnvironment)
         defer { _ = kitty.kill() }
-        let reference = try Self.firstThumbnail(cell: try await probedCellSize())
+        let (cell, rows) = try await probedCellSize()
+        let reference = try Self.firstThumbnail(cell: cell)
 
         let match = try await Self.findFirstThumbnail(on: display, nearX: 0, y: 0, reference: reference, window: "kitty")
         #expect(match.psnr >= 25, "the first thumbnail in kitty: \(match.psnr) dB at \(match.x), \(match.y)")
 
-        try await runBlocking { try display.type(Array(repeating: "j", count: 5)) }
-        #expect(try await Self.firstThumbnailLeaves(match, on: display, reference: reference, window: "kitty"),
-                "the screen moved after j×5")
+        try await Self.scrollOneRow(on: display, terminalRows: rows)
+        #expect(try await Self.secondThumbnailTakesTheFirstsPlace(match, on: display, cell: cell, window: "kitty"),
+                "the list scrolled a row")
         try await quit(on: display)
     }
 
@@ -192,14 +193,14 @@ final class BrowseGraphicsTests: Sendable {
             tmux.killServer()
             _ = kitty.kill()
         }
-        let cell = try await probedCellSize()
+        let (cell, rows) = try await probedCellSize()
         let reference = try Self.firstThumbnail(cell: cell)
         let match = try await Self.findFirstThumbnail(on: display, nearX: 51 * cell.width, y: cell.height,
                                                       reference: reference, window: "kitty")
         #expect(match.psnr >= 25, "the first thumbnail in the pane: \(match.psnr) dB at \(match.x), \(match.y)")
-        try await runBlocking { try display.type(Array(repeating: "j", count: 5), at: 600, y: 200) }
-        #expect(try await Self.firstThumbnailLeaves(match, on: display, reference: reference, window: "kitty"),
-                "the pane moved after j×5")
+        try await Self.scrollOneRow(on: display, terminalRows: rows, atX: 600)
+        #expect(try await Self.secondThumbnailTakesTheFirstsPlace(match, on: display, cell: cell, window: "kitty"),
+                "the pane scrolled a row")
         try await quit(on: display, atX: 600, y: 200)
     }
 
@@ -216,8 +217,8 @@ final class BrowseGraphicsTests: Sendable {
         let match = try await Self.findFirstThumbnail(on: display, nearX: 51 * 6, y: 13)
         #expect(match.psnr >= 25, "the first thumbnail in the pane: \(match.psnr) dB at \(match.x), \(match.y)")
 
-        try await runBlocking { try display.type(Array(repeating: "j", count: 5), at: 450, y: 200) }
-        #expect(try await Self.firstThumbnailLeaves(match, on: display), "the pane moved after j×5")
+        try await Self.scrollOneRow(on: display, terminalRows: 39, atX: 450)  // the pane: 40 lines less the status line
+        #expect(try await Self.secondThumbnailTakesTheFirstsPlace(match, on: display), "the pane scrolled a row")
         try await quit(on: display, atX: 450, y: 200)
     }
 

@@ -18,6 +18,11 @@ public struct ImagePlacement: Sendable, Hashable {
         self.rows = rows
     }
 
+    /// The same image `rows` lines further down (up when negative).
+    func moved(byRows rows: Int) -> ImagePlacement {
+        ImagePlacement(thumbnail: thumbnail, column: column, row: row + rows, columns: columns, rows: self.rows)
+    }
+
     /// Which thumbnail: the identity of its pixels, which a reused row replaces.
     public var image: ObjectIdentifier { ObjectIdentifier(thumbnail.pixels) }
 

@@ -7,6 +7,12 @@
     /// - Parameter redrawn: the screen was cleared since (the first frame, a resize): nothing of the last images is left.
     func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8]
 
+    /// The terminal moved `lines` up by `distance` (down when negative), and the images on them
+    /// with them (``ScrollingLines``): what it shows there moved too. An image the move cut, part
+    /// of it left, is taken off.
+    /// - Returns: what takes those cut images off.
+    func scroll(by distance: Int, lines: Range<Int>) -> [UInt8]
+
     /// What takes every image off the terminal before the program leaves it.
     func finish() -> [UInt8]
 
@@ -15,6 +21,22 @@
 
     /// How its sequences reach the terminal; a tmux pane that moved changes it.
     var route: GraphicsRoute { get set }
+}
+
+extension ImagePlacement {
+    /// Where this image is after `lines` scrolled by `distance`: `.kept` when it was elsewhere,
+    /// `.moved` when it moved whole, `.cut` (at its new place) when part of it left the lines.
+    func scrolled(by distance: Int, lines: Range<Int>) -> ScrollOutcome {
+        guard lines.contains(row) else { return .kept }
+        let moved = moved(byRows: -distance)
+        return lines.contains(moved.row) && moved.row + moved.rows <= lines.upperBound ? .moved(moved) : .cut(moved)
+    }
+
+    enum ScrollOutcome {
+        case kept
+        case moved(ImagePlacement)
+        case cut(ImagePlacement)
+    }
 }
 
 /// The least recently used of a bounded set of keys.

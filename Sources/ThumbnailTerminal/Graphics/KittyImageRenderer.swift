@@ -62,6 +62,24 @@
         return output
     }
 
+    /// kitty moves placements with the lines they are on; one the move cut is removed.
+    public func scroll(by distance: Int, lines: Range<Int>) -> [UInt8] {
+        var output: [UInt8] = []
+        for (image, placement) in shown {
+            switch placement.scrolled(by: distance, lines: lines) {
+            case .kept:
+                break
+            case let .moved(moved):
+                shown[image] = moved
+            case .cut:
+                if let id = ids[image] { output += route.unplaced(KittyGraphics.remove(id: id, placement: Self.placement)) }
+                shown[image] = nil
+            }
+        }
+        bytesWritten += output.count
+        return output
+    }
+
     /// Deletes every image it sent, data and all.
     public func finish() -> [UInt8] {
         let output = ids.values.sorted().flatMap { route.unplaced(KittyGraphics.delete(id: $0)) }

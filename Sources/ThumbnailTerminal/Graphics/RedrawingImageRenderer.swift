@@ -38,9 +38,7 @@ import ThumbnailKit
         let previous = redrawn ? [] : shown
         let unchanged = Set(previous).intersection(images)
         for old in previous where !unchanged.contains(old) {
-            for row in old.row..<(old.row + old.rows) {
-                output += route.placed(Array("\u{1B}[\(old.columns)X".utf8), row: row, column: old.column)
-            }
+            output += erase(old, rows: old.row..<(old.row + old.rows))
         }
         for placement in images {
             recency.touch(placement.image)
@@ -56,6 +54,29 @@ import ThumbnailKit
         }
         bytesWritten += output.count
         return output
+    }
+
+    /// The terminal moved the images' pixels with the lines; what is left of one the move cut is erased.
+    public func scroll(by distance: Int, lines: Range<Int>) -> [UInt8] {
+        var output: [UInt8] = []
+        shown = shown.compactMap { placement in
+            switch placement.scrolled(by: distance, lines: lines) {
+            case .kept:
+                return placement
+            case let .moved(moved):
+                return moved
+            case let .cut(moved):
+                output += erase(moved, rows: (moved.row..<(moved.row + moved.rows)).clamped(to: lines))
+                return nil
+            }
+        }
+        bytesWritten += output.count
+        return output
+    }
+
+    /// Blanks `rows` of the cells `placement` covers (`CSI n X` on each).
+    private func erase(_ placement: ImagePlacement, rows: Range<Int>) -> [UInt8] {
+        rows.flatMap { row in route.placed(Array("\u{1B}[\(placement.columns)X".utf8), row: row, column: placement.column) }
     }
 
     /// These images are cells' pixels: leaving the alternate screen takes them away.
