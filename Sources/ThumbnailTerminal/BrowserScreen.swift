@@ -14,7 +14,7 @@ import ThumbnailKit
     public let feedName: String
     public let colorMode: ColorMode
     /// How the list draws thumbnails.
-    public let graphics: TerminalGraphics
+    public private(set) var graphics: TerminalGraphics
     /// The list, once the feed has loaded.
     public private(set) var list: ListBrowser?
     private let pipeline: ThumbnailPipeline
@@ -85,6 +85,12 @@ import ThumbnailKit
         self.columns = columns
         self.rows = rows
         list?.resize(columns: columns, rows: rows)
+    }
+
+    /// Draws thumbnails as `graphics` says from now on (``ListBrowser/change(graphics:)``).
+    public func change(graphics: TerminalGraphics) {
+        self.graphics = graphics
+        list?.change(graphics: graphics)
     }
 
     /// Advances the spinners.

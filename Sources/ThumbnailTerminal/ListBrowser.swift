@@ -28,11 +28,12 @@ import ThumbnailKit
     public let work: any ThumbnailWorkReporting
     public let colorMode: ColorMode
     /// How thumbnails are drawn: half blocks, or a graphics protocol at `cellSize` pixels a cell.
-    public let graphics: TerminalGraphics
+    public private(set) var graphics: TerminalGraphics
     public private(set) var layout: BrowserLayout
     public private(set) var viewport: ListViewport
     /// The rows and their reused cells.
-    public let list: ListController
+    public private(set) var list: ListController
+    private let provider: any ThumbnailProviding
     private let rowHeight: Int
     private var spinner = Spinner()
     private var drawn: [ObjectIdentifier: HalfBlockImage] = [:]
@@ -59,18 +60,36 @@ import ThumbnailKit
         self.work = work
         self.colorMode = colorMode
         self.graphics = graphics
+        self.provider = provider
         self.rowHeight = rowHeight
         self.onStateChange = onStateChange
-        layout = BrowserLayout(columns: columns, rows: rows, rowHeight: rowHeight)
+        let layout = BrowserLayout(columns: columns, rows: rows, rowHeight: rowHeight)
+        self.layout = layout
         viewport = ListViewport(itemCount: items.count, visibleRows: layout.visibleRows)
-        // Thumbnails are made at the size they are drawn: the image area of a row, two pixels a
-        // cell in half blocks, the cells' own pixels with a graphics protocol.
+        list = Self.makeList(items: items, graphics: graphics, layout: layout, rowHeight: rowHeight, provider: provider)
+        showVisibleRows()
+    }
+
+    /// The rows, each asking for its thumbnail at the size it is drawn: the image area of a row, two
+    /// pixels a cell in half blocks, the cells' own pixels with a graphics protocol.
+    private static func makeList(items: [Item], graphics: TerminalGraphics, layout: BrowserLayout, rowHeight: Int,
+                                 provider: any ThumbnailProviding) -> ListController {
         let size = graphics.thumbnailSize(columns: layout.thumbnailColumns, rows: rowHeight - 1)
-        list = ListController(rows: items.map { item in
+        return ListController(rows: items.map { item in
             let row = ThumbnailRowController(request: ThumbnailRequest(url: item.imageURL, size: size),
                                              title: item.title, provider: provider)
             return RowController(row)
         })
+    }
+
+    /// Draws thumbnails as `graphics` says from now on: at a new cell size (the font changed), the
+    /// rows ask for their thumbnails again at the new size; the window and the selection stay.
+    public func change(graphics: TerminalGraphics) {
+        guard graphics != self.graphics else { return }
+        self.graphics = graphics
+        list.display(rows: 0..<0)  // the old rows leave, and their work is cancelled
+        list = Self.makeList(items: items, graphics: graphics, layout: layout, rowHeight: rowHeight, provider: provider)
+        drawn = [:]
         showVisibleRows()
     }
 

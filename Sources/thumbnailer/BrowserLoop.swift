@@ -80,6 +80,9 @@ import Darwin
                                    rows: size.rows, rowHeight: rowHeight,
                                    colorMode: .detect(environment: ProcessEnvironment.variables()),
                                    graphics: graphics) { sink.yield(.changed) }
+        // The cell size the window reports; when a resize changes it (the font changed), thumbnails
+        // are made again at the new size.
+        var windowCell = session.cellPixelSize
         var decoder = KeyDecoder()
         var shown: ScreenBuffer?
         var cap = FrameCap(interval: .milliseconds(30))
@@ -130,6 +133,10 @@ import Darwin
                 }
                 let size = session.size
                 screen.resize(columns: size.columns, rows: size.rows)
+                if let cell = session.cellPixelSize, cell != windowCell {
+                    windowCell = cell
+                    screen.change(graphics: screen.graphics.at(cell: cell))
+                }
                 shown = nil
                 draw()
             case .quit:

@@ -58,6 +58,28 @@ import ThumbnailTerminal
         }
     }
 
+    @Test func aNewCellSizeMakesTheThumbnailsAgainAtTheirNewPixelSizeWhereTheWindowWas() async throws {
+        let pipeline = ThumbnailPipeline(configuration: .init(memoryCostLimit: 1 << 20))
+        // Rows of 6 lines: thumbnails 14 × 5 cells; the 48 × 48 images fit 28 × 20 pixels at 2 × 4 a cell.
+        let browser = ListBrowser(items: items, pipeline: pipeline, columns: 100, rows: 25, rowHeight: 6, colorMode: .trueColor,
+                                  graphics: .kitty(cell: CellPixelSize(width: 2, height: 4)))
+        for _ in 0..<6 { _ = browser.handle(.down) }
+        await waitForVisibleRows(of: browser)
+        let before = browser.frame(residentBytes: 0).images
+        #expect(!before.isEmpty && before.allSatisfy { ($0.thumbnail.width, $0.thumbnail.height) == (20, 20) })
+
+        browser.change(graphics: .kitty(cell: CellPixelSize(width: 3, height: 6)))  // 42 × 30 pixels
+        await waitForVisibleRows(of: browser)
+        let after = browser.frame(residentBytes: 0).images
+        #expect(browser.viewport.selected == 6)
+        #expect(after.count == before.count && after.allSatisfy { ($0.thumbnail.width, $0.thumbnail.height) == (30, 30) })
+        #expect(after.map(\.row) == before.map(\.row))
+        for (row, cell) in browser.list.visibleCells {
+            let thumbnail = try #require(cell.content(as: ThumbnailRowLoader.self)?.currentState.value)
+            #expect(NumberedImage.number(in: thumbnail) == row, "each row still shows its own image")
+        }
+    }
+
     @Test func aFrameShowsTitlesTheSelectionAndTheStatusLine() async {
         let browser = makeBrowser()
         _ = browser.handle(.down)

@@ -20,6 +20,16 @@ public enum TerminalGraphics: Sendable, Hashable {
         }
     }
 
+    /// The same protocol at cells of `cell` pixels (half blocks have no pixel size).
+    public func at(cell: CellPixelSize) -> TerminalGraphics {
+        switch self {
+        case .halfBlocks: .halfBlocks
+        case .kitty: .kitty(cell: cell)
+        case .sixel: .sixel(cell: cell)
+        case .iTerm: .iTerm(cell: cell)
+        }
+    }
+
     /// What draws the images of a frame (over the thumbnails' background colour); `nil` for half blocks, which are text.
     /// - Parameters:
     ///   - retained: images kept ready beyond those on screen (the list's pool of rows).
