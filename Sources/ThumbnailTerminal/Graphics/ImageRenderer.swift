@@ -16,9 +16,6 @@
     /// What takes every image off the terminal before the program leaves it.
     func finish() -> [UInt8]
 
-    /// Bytes written so far, for the benchmark.
-    var bytesWritten: Int { get }
-
     /// How its sequences reach the terminal; a tmux pane that moved changes it.
     var route: GraphicsRoute { get set }
 }

@@ -8,7 +8,6 @@
     /// Images the terminal keeps, on screen or not: rows scrolled back into
     /// view are placed again without their pixels. The list's pool of rows is a good size.
     public let retainedImages: Int
-    public private(set) var bytesWritten = 0
     /// Pixel bytes transmitted so far (before base64: 3 a pixel for an opaque thumbnail, else 4).
     public private(set) var pixelBytesTransmitted = 0
     public var route: GraphicsRoute
@@ -58,7 +57,6 @@
         while ids.count > retainedImages, let oldest = recency.removeOldest(where: { current[$0] == nil }) {
             if let id = ids.removeValue(forKey: oldest) { output += route.unplaced(KittyGraphics.delete(id: id)) }
         }
-        bytesWritten += output.count
         return output
     }
 
@@ -76,7 +74,6 @@
                 shown[image] = nil
             }
         }
-        bytesWritten += output.count
         return output
     }
 
@@ -85,7 +82,6 @@
         let output = ids.values.sorted().flatMap { route.unplaced(KittyGraphics.delete(id: $0)) }
         ids = [:]
         shown = [:]
-        bytesWritten += output.count
         return output
     }
 }

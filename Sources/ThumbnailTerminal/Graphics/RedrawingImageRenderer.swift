@@ -8,7 +8,6 @@ import ThumbnailKit
 @MainActor public final class RedrawingImageRenderer: ImageRenderer {
     /// Encoded images kept for the next frames: scrolling back costs no encoding.
     public let cachedImages: Int
-    public private(set) var bytesWritten = 0
     public var route: GraphicsRoute
     private let encode: (Thumbnail) -> [UInt8]
     private var encoded: [ObjectIdentifier: [UInt8]] = [:]
@@ -52,7 +51,6 @@ import ThumbnailKit
         while encoded.count > cachedImages, let oldest = recency.removeOldest(where: { !onScreen.contains($0) }) {
             encoded[oldest] = nil
         }
-        bytesWritten += output.count
         return output
     }
 
@@ -70,7 +68,6 @@ import ThumbnailKit
                 return nil
             }
         }
-        bytesWritten += output.count
         return output
     }
 
