@@ -44,10 +44,11 @@ import Darwin
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
     }
 
-    /// The cursor, the main screen and the original settings back.
+    /// The cursor, the main screen and the original settings back; and, should a frame have been
+    /// cut short, the whole screen as the scrolling region and no synchronized update left open.
     public func restore() {
         guard var settings = original else { return }
-        write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        write("\u{1B}[?2026l\u{1B}[r\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(input, TCSAFLUSH, &settings)
         original = nil
     }
