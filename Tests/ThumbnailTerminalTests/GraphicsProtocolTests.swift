@@ -16,6 +16,8 @@ import ThumbnailKit
             == ["\(esc)_Ga=t,f=32,s=2,v=2,i=7,q=2;/wAA/wD/AP8AAP//////gA==\(esc)\\"])
         #expect(KittyGraphics.transmit(rgba: Self.twoByTwo, width: 2, height: 2, id: 7, opaque: true).map { String(decoding: $0, as: UTF8.self) }
             == ["\(esc)_Ga=t,f=24,s=2,v=2,i=7,q=2;/wAAAP8AAAD/////\(esc)\\"], "opaque: RGB, the alpha bytes left out")
+        #expect(KittyGraphics.transmit(png: [1, 2, 3], id: 7).map { String(decoding: $0, as: UTF8.self) }
+            == ["\(esc)_Ga=t,f=100,i=7,q=2;AQID\(esc)\\"], "a PNG: kitty reads its size from it")
         #expect(String(decoding: KittyGraphics.place(id: 7, placement: 3), as: UTF8.self)
             == "\(esc)_Ga=p,i=7,p=3,C=1,q=2\(esc)\\")
         #expect(String(decoding: KittyGraphics.remove(id: 7, placement: 3), as: UTF8.self)

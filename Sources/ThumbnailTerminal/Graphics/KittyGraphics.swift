@@ -18,16 +18,25 @@ public enum KittyGraphics {
     /// a quarter fewer bytes.
     public static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32, opaque: Bool = false) -> [[UInt8]] {
         precondition(rgba.count == width * height * 4, "RGBA8: 4 bytes a pixel")
-        let pixels = opaque ? rgb(of: rgba) : rgba
-        let payload = Base64.encodeToBytes(bytes: pixels)
+        return transmit(opaque ? rgb(of: rgba) : rgba, keys: "a=t,f=\(opaque ? 24 : 32),s=\(width),v=\(height),i=\(id),q=2")
+    }
+
+    /// Transmits a PNG under `id` (`f=100`), chunked as ``transmit(rgba:width:height:id:opaque:)``
+    /// is: a photo's thumbnail in about 60 % of the bytes of its RGB.
+    public static func transmit(png: [UInt8], id: UInt32) -> [[UInt8]] {
+        transmit(png, keys: "a=t,f=100,i=\(id),q=2")
+    }
+
+    /// `data` in base64, chunked, the first chunk with `keys`.
+    private static func transmit(_ data: [UInt8], keys firstKeys: String) -> [[UInt8]] {
+        let payload = Base64.encodeToBytes(bytes: data)
         var chunks: [[UInt8]] = []
         chunks.reserveCapacity(payload.count / chunkBytes + 1)
         var start = 0
         repeat {
             let end = min(start + chunkBytes, payload.count)
             let more = end < payload.count
-            let keys = start == 0 ? "a=t,f=\(opaque ? 24 : 32),s=\(width),v=\(height),i=\(id),q=2" + (more ? ",m=1" : "")
-                : "m=\(more ? 1 : 0),q=2"
+            let keys = start == 0 ? firstKeys + (more ? ",m=1" : "") : "m=\(more ? 1 : 0),q=2"
             chunks.append(command(keys, payload: payload[start..<end]))
             start = end
         } while start < payload.count

@@ -1,3 +1,5 @@
+import ThumbnailKit
+
 /// Draws a frame's images with the kitty graphics protocol: each thumbnail is
 /// transmitted once under an id, placed by id where its row is, moved by
 /// placing it again, taken off the screen when its row leaves it, and deleted
@@ -8,8 +10,8 @@
     /// Images the terminal keeps, on screen or not: rows scrolled back into
     /// view are placed again without their pixels. The list's pool of rows is a good size.
     public let retainedImages: Int
-    /// Pixel bytes transmitted so far (before base64: 3 a pixel for an opaque thumbnail, else 4).
-    public private(set) var pixelBytesTransmitted = 0
+    /// Images whose pixels were sent so far.
+    public private(set) var imagesTransmitted = 0
     public var route: GraphicsRoute
     private var ids: [ObjectIdentifier: UInt32] = [:]
     private var recency = RecencyOrder<ObjectIdentifier>()
@@ -39,13 +41,8 @@
                 id = nextID
                 nextID = nextID == UInt32.max ? 1 : nextID + 1
                 ids[placement.image] = id
-                let thumbnail = placement.thumbnail
-                let opaque = !thumbnail.hasAlpha
-                for chunk in KittyGraphics.transmit(rgba: Array(thumbnail.pixels), width: thumbnail.width,
-                                                      height: thumbnail.height, id: id, opaque: opaque) {
-                    output += route.unplaced(chunk)
-                }
-                pixelBytesTransmitted += thumbnail.width * thumbnail.height * (opaque ? 3 : 4)
+                for chunk in Self.transmission(of: placement.thumbnail, id: id) { output += route.unplaced(chunk) }
+                imagesTransmitted += 1
             }
             recency.touch(placement.image)
             if shown[placement.image] != placement {
@@ -58,6 +55,14 @@
             if let id = ids.removeValue(forKey: oldest) { output += route.unplaced(KittyGraphics.delete(id: id)) }
         }
         return output
+    }
+
+    /// `thumbnail` as a PNG (its pixels exactly, in fewer bytes than raw for a photo); raw RGB(A)
+    /// should it not encode.
+    private static func transmission(of thumbnail: Thumbnail, id: UInt32) -> [[UInt8]] {
+        if let png = try? ThumbnailEncoder().encode(thumbnail, as: .png) { return KittyGraphics.transmit(png: png, id: id) }
+        return KittyGraphics.transmit(rgba: Array(thumbnail.pixels), width: thumbnail.width, height: thumbnail.height, id: id,
+                                      opaque: !thumbnail.hasAlpha)
     }
 
     /// kitty moves placements with the lines they are on; one the move cut is removed.
