@@ -93,8 +93,8 @@ import Darwin
 
     /// Writes one frame, text and images, with one `write(2)`, between the marks of
     /// synchronized output (`CSI ? 2026 h` … `CSI ? 2026 l`): a terminal that knows them
-    /// (kitty, WezTerm, foot, iTerm2, tmux) shows the frame whole, never half drawn; others
-    /// ignore them. A frame that changes nothing writes nothing.
+    /// shows the frame whole, never half drawn; others ignore them (xterm, tested). A frame
+    /// that changes nothing writes nothing.
     public func writeFrame(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         write(bytes: Self.beginFrame + bytes + Self.endFrame)
