@@ -14,12 +14,13 @@ done
 fc-list | grep -q "DejaVu Sans Mono" || { echo "screenshot: needs DejaVu Sans Mono (Debian: fonts-dejavu-core)" >&2; exit 1; }
 swift build --product thumbnailer >&2
 work=$(mktemp -d /tmp/thumbnailer-screenshot.XXXXXX)
-number=$((200 + $$ % 100))
-Xvfb ":$number" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+# Xvfb picks a free display number itself and writes it once it is ready (-displayfd).
+Xvfb -displayfd 1 -screen 0 1280x800x24 -nolisten tcp >"$work/display" 2>/dev/null &
 xvfb=$!
-trap 'kill -9 $xvfb 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do [ -e "/tmp/.X11-unix/X$number" ] && break; sleep 0.05; done
-export DISPLAY=":$number"
+trap 'kill $xvfb 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 200); do [ -s "$work/display" ] && break; sleep 0.05; done
+[ -s "$work/display" ] || { echo "screenshot: Xvfb did not start" >&2; exit 1; }
+export DISPLAY=":$(head -1 "$work/display")"
 
 # browse with --graphics $1, three rows down, captured to $work/$1.xwd. xterm drops COLORTERM, so
 # the shell inside sets it again.

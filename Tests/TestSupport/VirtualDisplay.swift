@@ -21,22 +21,30 @@ public final class VirtualDisplay: Sendable {
     public let display: String
     private let server: ChildProcess.Running
 
-    /// Starts Xvfb on a free display number, `width` × `height` at 24 bits.
+    /// Starts Xvfb on a display number it finds free itself, `width` × `height` at 24 bits, and
+    /// waits until it is ready: Xvfb writes the number to its standard output then (`-displayfd`).
+    /// Picking a number here by the files in /tmp raced with stale ones: every killed server
+    /// leaves its socket and lock behind, and once 100 runs had filled the range, tests met a
+    /// socket whose server was gone.
     public init(width: Int = 1024, height: Int = 768) throws {
-        let number = (90..<190).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
-            && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") } ?? 99
-        display = ":\(number)"
-        server = try ChildProcess.start([display, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
+        server = try ChildProcess.start(["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
                                         executable: "/usr/bin/Xvfb")
         let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
-            guard Date() < deadline, kill(server.pid, 0) == 0 else { throw DisplayError(message: "Xvfb \(display) did not start") }
+        while Int(server.standardOutputSoFar.trimmingCharacters(in: .whitespacesAndNewlines)) == nil {
+            guard Date() < deadline, kill(server.pid, 0) == 0 else {
+                _ = server.kill()
+                throw DisplayError(message: "Xvfb did not start")
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
+        display = ":" + server.standardOutputSoFar.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// SIGTERM, which Xvfb takes to remove its socket and lock (its children start with no signal
+    /// blocked); SIGKILL should it still run after 5 s.
     deinit {
-        _ = server.kill()
+        server.signal(SIGTERM)
+        _ = server.wait(within: ChildProcess.Limits(duration: .seconds(5)))
     }
 
     /// Starts `arguments[0]` on this display, with no signal blocked (a `Process` started from a
