@@ -20,12 +20,15 @@ static int cf_ipv4_is_private(const uint8_t a[4]) {
 }
 
 static int cf_ipv6_is_private(const uint8_t a[16]) {
-    static const uint8_t zero[16] = {0};
+    static const uint8_t compatible_prefix[12] = {0};
     static const uint8_t mapped_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
     static const uint8_t nat64_prefix[12] = {0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1)) return 1; /* :: and ::1 */
-    if (memcmp(a, mapped_prefix, 12) == 0 || memcmp(a, nat64_prefix, 12) == 0)
-        return cf_ipv4_is_private(a + 12);                                /* an IPv4 address in disguise */
+    /* IPv4 addresses in disguise, judged as the address they carry: ::a.b.c.d (IPv4-compatible,
+       deprecated, but a stack may still route it; :: and ::1 fall in 0.0.0.0/8), ::ffff:a.b.c.d
+       (mapped), 64:ff9b::a.b.c.d (NAT64), and 2002:aabb:ccdd::/48 (6to4, for aa.bb.cc.dd). */
+    if (memcmp(a, compatible_prefix, 12) == 0 || memcmp(a, mapped_prefix, 12) == 0 || memcmp(a, nat64_prefix, 12) == 0)
+        return cf_ipv4_is_private(a + 12);
+    if (a[0] == 0x20 && a[1] == 0x02) return cf_ipv4_is_private(a + 2);
     if ((a[0] & 0xFE) == 0xFC) return 1;                                  /* fc00::/7 unique local */
     if (a[0] == 0xFE && (a[1] & 0xC0) == 0x80) return 1;                  /* fe80::/10 link-local */
     if (a[0] == 0xFE && (a[1] & 0xC0) == 0xC0) return 1;                  /* fec0::/10 site-local (deprecated) */
