@@ -56,6 +56,13 @@ let package = Package(
         // no pkgConfig, whose `--libs` would link it into every process. curl.h is on the compiler's
         // own path (Debian and Ubuntu: /usr/include/<arch>/curl; macOS: the SDK).
         .systemLibrary(name: "CCurl"),
+        // zlib, for the gzip and deflate Content-Encodings CFetch undoes itself (bounded, unlike
+        // libcurl's decoding). Linked: libpng depends on it, so every process has it loaded anyway.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // libxml2's headers, for its SAX2 parser (RSS and Atom). Only the headers, for the same
         // reason: libxml2 is loaded on first use (CLazyLibXML2). They are in a directory of their
         // own, which the targets that include them add (`libxml2Headers`).
@@ -92,7 +99,7 @@ let package = Package(
         // Bounded HTTP transfers on one I/O thread, on libcurl's multi interface.
         .target(
             name: "CFetch",
-            dependencies: ["CLazyCurl"]
+            dependencies: ["CLazyCurl", "CZlib"]
         ),
         // Decoding, caches and the pipeline. Foundation-free: a process that
         // only makes thumbnails does not pay Foundation's start-up.
@@ -165,7 +172,7 @@ let package = Package(
         // Fixtures, reference images and a child-process runner shared by the test targets.
         .target(
             name: "TestSupport",
-            dependencies: ["ThumbnailKit"],
+            dependencies: ["ThumbnailKit", "CZlib"],
             path: "Tests/TestSupport"
         ),
         // A child process the disk-cache tests kill, limit and run side by side.

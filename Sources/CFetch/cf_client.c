@@ -27,13 +27,25 @@ typedef struct cf_transfer {
     cf_callbacks callbacks;
     const cf_client_options *options;
     int64_t max_bytes;
+    /* Body bytes taken by on_body (decoded), and bytes that arrived (encoded as sent). */
     int64_t received;
+    int64_t arrived;
     int64_t header_bytes;
     /* The current response's Content-Length header, or -1 (libcurl forgets it when it refuses a size). */
     int64_t announced_length;
+    /* Whether the current response's head has ended (its blank line came). */
+    int head_complete;
     /* The current response's head, reset by each status line (a redirect's is replaced by the next). */
     long status;
     char *etag, *last_modified, *content_type, *retry_after, *location;
+    /* Every Content-Encoding line of the current response, joined by ", ". */
+    char *content_encoding;
+    /* The body's coding, known at its first byte, and its decoder for gzip or deflate. */
+    int coding_known;
+    cf_decoder *decoder;
+    /* Encoded bytes at the start of libcurl's next delivery that were inflated already: the
+       delivery before was paused part way, and libcurl offers a paused delivery again whole. */
+    size_t inflated_ahead;
     /* The Location of the last redirect response seen, kept across the next status line. */
     char *redirect_target;
     int responded;
@@ -50,6 +62,8 @@ typedef struct cf_transfer {
     size_t kept_count;
     /* Why we stopped the transfer ourselves, when we did; CF_DONE otherwise. */
     cf_outcome stopped_because;
+    /* Our reason for stopping, when libcurl's message would not say (libcurl writes its own into error). */
+    char reason[160];
     char refused_address[64];
     char error[CURL_ERROR_SIZE];
     struct cf_transfer *next;
@@ -65,7 +79,12 @@ static void cf_free_head(cf_transfer *t) {
     free(t->content_type);
     free(t->retry_after);
     free(t->location);
-    t->etag = t->last_modified = t->content_type = t->retry_after = t->location = NULL;
+    free(t->content_encoding);
+    t->etag = t->last_modified = t->content_type = t->retry_after = t->location = t->content_encoding = NULL;
+    cf_decoder_free(t->decoder);
+    t->decoder = NULL;
+    t->coding_known = 0;
+    t->inflated_ahead = 0;
 }
 
 static void cf_transfer_free(cf_transfer *t) {
@@ -101,6 +120,38 @@ static void cf_keep(char **slot, char *value) {
     *slot = value;
 }
 
+/* Adds a header's value to the ones kept before it, joined by ", " (a list header sent on several lines). Nonzero when out of memory. */
+static int cf_append(char **slot, char *value) {
+    if (value == NULL || *slot == NULL) {
+        cf_keep(slot, value);
+        return 0;
+    }
+    size_t length = strlen(*slot) + 2 + strlen(value) + 1;
+    char *joined = malloc(length);
+    if (joined != NULL) snprintf(joined, length, "%s, %s", *slot, value);
+    free(value);
+    if (joined == NULL) return 1;
+    cf_keep(slot, joined);
+    return 0;
+}
+
+/* Reads a Content-Length value as libcurl does (its leading digits) into *length; NULL, or what is wrong with it. */
+static const char *cf_parse_length(const char *value, int64_t *length) {
+    *length = -1;
+    if (*value < '0' || *value > '9') return "not a number";
+    errno = 0;
+    long long parsed = strtoll(value, NULL, 10);
+    if (errno == ERANGE) return "more than 64 bits";
+    *length = (int64_t)parsed;
+    return NULL;
+}
+
+/* Stops the transfer for an invalid Content-Length. */
+static cf_outcome cf_invalid_length(cf_transfer *t, const char *problem) {
+    snprintf(t->reason, sizeof t->reason, "invalid Content-Length: %s", problem);
+    return t->stopped_because = CF_INVALID_RESPONSE;
+}
+
 /* Keeps a header line whose name begins with the kept prefix, trimmed. Nonzero when out of memory. */
 static int cf_keep_line(cf_transfer *t, const char *line, size_t length) {
     size_t prefix_length = strlen(t->kept_prefix);
@@ -122,11 +173,13 @@ static size_t cf_on_header(char *line, size_t size, size_t count, void *userdata
     size_t length = size * count;
     t->header_bytes += (int64_t)length;
     if (t->header_bytes > CF_MAX_HEADER_BYTES) {
+        snprintf(t->reason, sizeof t->reason, "response headers over %d KiB", CF_MAX_HEADER_BYTES / 1024);
         t->stopped_because = CF_HEADERS_TOO_LARGE;
         return 0;
     }
     if (length > 5 && strncmp(line, "HTTP/", 5) == 0) {
         /* A new response: the previous one was a redirect (or 100 Continue). */
+        t->head_complete = 0;
         if (t->location != NULL) {
             cf_keep(&t->redirect_target, t->location);
             t->location = NULL;
@@ -142,16 +195,22 @@ static size_t cf_on_header(char *line, size_t size, size_t count, void *userdata
     cf_keep(&t->content_type, cf_header_value(line, length, "Content-Type"));
     cf_keep(&t->retry_after, cf_header_value(line, length, "Retry-After"));
     cf_keep(&t->location, cf_header_value(line, length, "Location"));
-    if (t->kept_prefix != NULL && cf_keep_line(t, line, length) != 0) {
+    if (cf_append(&t->content_encoding, cf_header_value(line, length, "Content-Encoding")) != 0
+        || (t->kept_prefix != NULL && cf_keep_line(t, line, length) != 0)) {
         t->stopped_because = CF_NETWORK;
         return 0;
     }
+    if ((length == 2 && line[0] == '\r' && line[1] == '\n') || (length == 1 && line[0] == '\n')) t->head_complete = 1;
+    /* libcurl refuses most invalid lengths before this sees them (cf_outcome_of), but not all:
+       without a cap it reads a length past 64 bits as no length at all. */
     char *announced = cf_header_value(line, length, "Content-Length");
     if (announced != NULL) {
-        char *end = NULL;
-        long long value = strtoll(announced, &end, 10);
-        t->announced_length = end != announced && *end == '\0' && value >= 0 ? (int64_t)value : -1;
+        const char *problem = cf_parse_length(announced, &t->announced_length);
         free(announced);
+        if (problem != NULL) {
+            cf_invalid_length(t, problem);
+            return 0;
+        }
     }
     return length;
 }
@@ -171,7 +230,7 @@ static int cf_respond(cf_transfer *t) {
     libcurl->curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
     cf_response response = {
         .status = status,
-        .content_length = cf_content_length(t),
+        .content_length = cf_coding_of(t->content_encoding) == CF_CODING_IDENTITY ? cf_content_length(t) : -1,
         .etag = t->etag,
         .last_modified = t->last_modified,
         .content_type = t->content_type,
@@ -186,24 +245,89 @@ static int cf_respond(cf_transfer *t) {
     return 0;
 }
 
+/* libcurl's receive buffer, and a decoder's output buffer: the most one on_body call carries. */
+static long cf_receive_buffer_bytes(const cf_client_options *options) {
+    return options->receive_buffer_bytes > 0 ? options->receive_buffer_bytes : 64L * 1024;
+}
+
+/* Offers decoded body bytes to the caller, under the cap: a CF_BODY_ value. */
+static int cf_deliver(cf_transfer *t, const uint8_t *bytes, size_t length) {
+    if (t->received + (int64_t)length > t->max_bytes) {
+        t->received += (int64_t)length;
+        t->stopped_because = CF_TOO_LARGE;
+        return CF_BODY_ABORT;
+    }
+    int taken = t->callbacks.on_body(t->callbacks.context, bytes, length);
+    if (taken == CF_BODY_CONTINUE) t->received += (int64_t)length;
+    else if (taken == CF_BODY_PAUSE) t->paused = 1;
+    else t->stopped_because = CF_ABORTED;
+    return taken;
+}
+
+/*
+ * A gzip or deflate body: inflates one output buffer at a time and offers it; when the caller
+ * pauses, no more is inflated, and libcurl is told none of this delivery was taken (it offers
+ * it again on resume) while inflated_ahead remembers how much of it zlib already has.
+ */
+static size_t cf_on_encoded_body(cf_transfer *t, const uint8_t *bytes, size_t length) {
+    size_t ahead = t->inflated_ahead < length ? t->inflated_ahead : length;
+    const uint8_t *input = bytes + ahead;
+    size_t left = length - ahead;
+    while (1) {
+        const uint8_t *decoded;
+        size_t count = cf_decoder_pending(t->decoder, &decoded);
+        if (count > 0) {
+            int taken = cf_deliver(t, decoded, count);
+            if (taken == CF_BODY_PAUSE) {
+                t->inflated_ahead += (length - ahead) - left;
+                return CURL_WRITEFUNC_PAUSE;
+            }
+            if (taken != CF_BODY_CONTINUE) return 0;
+            cf_decoder_took(t->decoder);
+            continue;
+        }
+        if (left == 0 && !cf_decoder_has_more(t->decoder)) break;
+        size_t before = left;
+        if (cf_decoder_inflate(t->decoder, &input, &left, t->reason, sizeof t->reason) != 0) {
+            t->stopped_because = CF_INVALID_RESPONSE;
+            return 0;
+        }
+        t->arrived += (int64_t)(before - left);
+        if (t->arrived > t->max_bytes) {
+            t->stopped_because = CF_TOO_LARGE;
+            return 0;
+        }
+    }
+    t->inflated_ahead -= ahead;
+    return length;
+}
+
 static size_t cf_on_body(char *bytes, size_t size, size_t count, void *userdata) {
     cf_transfer *t = userdata;
     size_t length = size * count;
     if (cf_respond(t) != 0) return 0;
-    if (t->received + (int64_t)length > t->max_bytes) {
-        t->received += (int64_t)length;
-        t->stopped_because = CF_TOO_LARGE;
-        return 0;
+    if (!t->coding_known) {
+        t->coding_known = 1;
+        cf_coding coding = cf_coding_of(t->content_encoding);
+        if (coding == CF_CODING_UNSUPPORTED) {
+            t->stopped_because = CF_UNSUPPORTED_ENCODING;
+            return 0;
+        }
+        if (coding != CF_CODING_IDENTITY
+            && (t->decoder = cf_decoder_create(coding, (size_t)cf_receive_buffer_bytes(t->options))) == NULL) {
+            snprintf(t->reason, sizeof t->reason, "out of memory for a body's decoder");
+            t->stopped_because = CF_NETWORK;
+            return 0;
+        }
     }
-    switch (t->callbacks.on_body(t->callbacks.context, (const uint8_t *)bytes, length)) {
+    if (t->decoder != NULL) return cf_on_encoded_body(t, (const uint8_t *)bytes, length);
+    switch (cf_deliver(t, (const uint8_t *)bytes, length)) {
     case CF_BODY_CONTINUE:
-        t->received += (int64_t)length;
+        t->arrived += (int64_t)length;
         return length;
     case CF_BODY_PAUSE:
-        t->paused = 1;
         return CURL_WRITEFUNC_PAUSE;
     default:
-        t->stopped_because = CF_ABORTED;
         return 0;
     }
 }
@@ -280,12 +404,13 @@ static int cf_configure(cf_transfer *t, const cf_request *request, const cf_clie
     CF_SET(CURLOPT_TIMEOUT_MS, request->total_timeout_ms);
     CF_SET(CURLOPT_LOW_SPEED_LIMIT, request->low_speed_limit);
     CF_SET(CURLOPT_LOW_SPEED_TIME, request->low_speed_time_s);
-    CF_SET(CURLOPT_ACCEPT_ENCODING, "");
+    /* The body as sent: cf_on_body undoes gzip and deflate itself, no faster than the caller takes it. */
+    CF_SET(CURLOPT_HTTP_CONTENT_DECODING, 0L);
     /* Over TLS, wait for a connection being set up to say whether it multiplexes (HTTP/2 via ALPN);
        plain http learns that only from a response, so waiting there would queue every transfer behind a slow one. */
     CF_SET(CURLOPT_PIPEWAIT, strncasecmp(request->url, "https:", 6) == 0 ? 1L : 0L);
     CF_SET(CURLOPT_NOSIGNAL, 1L);
-    CF_SET(CURLOPT_BUFFERSIZE, options->receive_buffer_bytes > 0 ? options->receive_buffer_bytes : 64L * 1024);
+    CF_SET(CURLOPT_BUFFERSIZE, cf_receive_buffer_bytes(options));
     CF_SET(CURLOPT_ERRORBUFFER, t->error);
     CF_SET(CURLOPT_HEADERFUNCTION, cf_on_header);
     CF_SET(CURLOPT_HEADERDATA, t);
@@ -313,10 +438,11 @@ static int cf_configure(cf_transfer *t, const cf_request *request, const cf_clie
         CF_SET(CURLOPT_PASSWORD, request->password != NULL ? request->password : "");
     }
 #undef CF_SET
-    const char *headers[3][2] = {{"If-None-Match: ", request->if_none_match},
+    const char *headers[4][2] = {{"If-None-Match: ", request->if_none_match},
                                  {"If-Modified-Since: ", request->if_modified_since},
-                                 {"Accept: ", request->accept}};
-    for (int i = 0; i < 3; i++) {
+                                 {"Accept: ", request->accept},
+                                 {"Accept-Encoding: ", request->accept_encoding != NULL ? request->accept_encoding : "gzip, deflate"}};
+    for (int i = 0; i < 4; i++) {
         if (headers[i][1] == NULL) continue;
         size_t length = strlen(headers[i][0]) + strlen(headers[i][1]) + 1;
         char *header = malloc(length);
@@ -388,11 +514,12 @@ static void cf_complete(cf_transfer *t, cf_outcome outcome, const char *message)
     cf_result result = {
         .outcome = outcome,
         .status = status,
-        .received = t->received,
+        .received = outcome == CF_TRUNCATED ? t->arrived : t->received,
         .expected = t->easy != NULL ? cf_content_length(t) : -1,
         .message = message != NULL ? message : "",
         .redirect_target = carries_target ? (t->location != NULL ? t->location : t->redirect_target) : NULL,
         .refused_address = outcome == CF_ADDRESS_REFUSED ? t->refused_address : NULL,
+        .content_encoding = outcome == CF_UNSUPPORTED_ENCODING ? t->content_encoding : NULL,
     };
     t->callbacks.on_complete(t->callbacks.context, &result);
 }
@@ -402,7 +529,12 @@ static cf_outcome cf_outcome_of(cf_transfer *t, CURLcode code) {
     if (t->stopped_because != CF_DONE) return t->stopped_because;
     switch (code) {
     case CURLE_OK: return CF_DONE;
-    case CURLE_FILESIZE_EXCEEDED: return CF_TOO_LARGE;
+    case CURLE_FILESIZE_EXCEEDED:
+        /* libcurl takes a length past 64 bits for one over the cap, and stops in its header line,
+           before cf_on_header sees it; a length that fits arrives, and the head ends, first. */
+        return t->announced_length < 0 && !t->head_complete ? cf_invalid_length(t, "more than 64 bits") : CF_TOO_LARGE;
+    case CURLE_WEIRD_SERVER_REPLY:
+        return strncmp(t->error, "Invalid Content-Length", 22) == 0 ? cf_invalid_length(t, "not a number") : CF_NETWORK;
     case CURLE_TOO_MANY_REDIRECTS: return CF_TOO_MANY_REDIRECTS;
     case CURLE_PARTIAL_FILE: return CF_TRUNCATED;
     case CURLE_URL_MALFORMAT: return CF_UNSUPPORTED_URL;
@@ -415,6 +547,13 @@ static cf_outcome cf_outcome_of(cf_transfer *t, CURLcode code) {
         return strstr(t->error, "too slow") != NULL ? CF_STALLED : CF_TIMED_OUT;
     case CURLE_COULDNT_CONNECT:
         return t->refused_address[0] != '\0' ? CF_ADDRESS_REFUSED : CF_NETWORK;
+    case CURLE_OUT_OF_MEMORY:
+        /* libcurl keeps a header line whole until it ends, and says "out of memory" when one passes
+           its limit (CURL_MAX_HTTP_HEADER, 100 KiB), not when memory ran out, which it never
+           does in a head of at most CF_MAX_HEADER_BYTES. */
+        if (t->head_complete) return CF_NETWORK;
+        snprintf(t->reason, sizeof t->reason, "a response header line over libcurl's limit of %d KiB", CURL_MAX_HTTP_HEADER / 1024);
+        return CF_HEADERS_TOO_LARGE;
     default: return CF_NETWORK;
     }
 }
@@ -453,9 +592,19 @@ static void cf_finish(cf_client *client, cf_transfer *t, CURLcode code) {
         }
     }
     libcurl->curl_multi_remove_handle(client->multi, t->easy);
-    if (code == CURLE_OK && t->stopped_because == CF_DONE) cf_respond(t); /* a response without a body */
-    const char *message = t->error[0] != '\0' ? t->error : libcurl->curl_easy_strerror(code);
-    cf_complete(t, cf_outcome_of(t, code), message);
+    if (code == CURLE_OK && t->stopped_because == CF_DONE) {
+        cf_respond(t); /* a response without a body */
+        if (t->decoder != NULL && !cf_decoder_ended(t->decoder)) {
+            snprintf(t->reason, sizeof t->reason, "the %s body ends before its compressed stream does",
+                     cf_coding_of(t->content_encoding) == CF_CODING_GZIP ? "gzip" : "deflate");
+            t->stopped_because = CF_INVALID_RESPONSE;
+        }
+    }
+    cf_outcome outcome = cf_outcome_of(t, code);
+    const char *message = t->reason[0] != '\0' ? t->reason
+        : t->error[0] != '\0'                   ? t->error
+                                                 : libcurl->curl_easy_strerror(code);
+    cf_complete(t, outcome, message);
     cf_transfer_free(t);
 }
 
@@ -488,8 +637,10 @@ static void cf_run_command(cf_client *client, cf_command *command) {
         t = cf_find(client, command->id);
         if (t == NULL || !t->paused) return;
         t->paused = 0;
-        /* May call cf_on_body at once, which may pause again. */
-        libcurl->curl_easy_pause(t->easy, CURLPAUSE_CONT);
+        /* May call cf_on_body at once, which may pause again, or stop the transfer: libcurl then
+           returns the error from here and would carry on with the transfer, so it ends here. */
+        if (libcurl->curl_easy_pause(t->easy, CURLPAUSE_CONT) != CURLE_OK && t->stopped_because != CF_DONE)
+            cf_finish(client, t, CURLE_WRITE_ERROR);
         return;
     }
 }

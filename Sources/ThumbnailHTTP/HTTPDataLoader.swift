@@ -11,8 +11,17 @@ import ThumbnailKit
 ///   bytes of body; when the sink is behind, libcurl stops reading the socket
 ///   (backpressure), so an endless or very fast body costs no more.
 /// - **Size**: an announced `Content-Length` above ``DataRequest/maximumBytes``
-///   is refused before any body byte; the bytes are counted too (after any
-///   `Content-Encoding` is undone), so a missing or lying length changes nothing.
+///   is refused before any body byte; the bytes are counted too (decoded, and
+///   for a compressed body encoded as well), so a missing or lying length changes nothing.
+/// - **Compression**: a gzip or deflate `Content-Encoding` is undone one buffer
+///   at a time, only as fast as the sink takes it, so a compressed body (a
+///   gzip bomb included) holds no more memory than a plain one. Any other
+///   encoding, or more than one, is
+///   ``DataLoadingError/unsupportedContentEncoding(_:encoding:)``. A request
+///   for images only (its ``DataRequest/accept`` lists `image/` types only)
+///   asks for `Accept-Encoding: identity`, since images are compressed
+///   already; any other asks for gzip or deflate, which text such as a feed
+///   gains from. A server may answer gzip either way, and that is undone.
 /// - **Where it goes**: only `http` and `https`, at most
 ///   ``Configuration/maximumRedirects`` redirects; a redirect elsewhere fails
 ///   naming its target. With ``AddressPolicy/publicOnly``, loopback, private
@@ -181,22 +190,25 @@ public final class HTTPDataLoader: DataLoading {
         let id = withOptionalCString(request.validators?.etag) { etag in
             withOptionalCString(request.validators?.lastModified) { lastModified in
                 withOptionalCString(request.accept) { accept in
-                    request.url.withCString { url in
-                        configuration.userAgent.withCString { userAgent in
-                            var options = cf_request()
-                            options.url = url
-                            options.if_none_match = etag
-                            options.if_modified_since = lastModified
-                            options.user_agent = userAgent
-                            options.accept = accept
-                            options.max_bytes = Int64(request.maximumBytes)
-                            options.connect_timeout_ms = Self.milliseconds(configuration.connectTimeout)
-                            options.total_timeout_ms = Self.milliseconds(configuration.transferTimeout)
-                            options.low_speed_limit = configuration.lowSpeedLimit
-                            options.low_speed_time_s = max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up)))
-                            options.max_redirects = configuration.maximumRedirects
-                            guard let adjust else { return client.start(&options, &callbacks) }
-                            return adjust(&options) { client.start(&$0, &callbacks) }
+                    Self.acceptEncoding(for: request).withCString { acceptEncoding in
+                        request.url.withCString { url in
+                            configuration.userAgent.withCString { userAgent in
+                                var options = cf_request()
+                                options.url = url
+                                options.if_none_match = etag
+                                options.if_modified_since = lastModified
+                                options.user_agent = userAgent
+                                options.accept = accept
+                                options.accept_encoding = acceptEncoding
+                                options.max_bytes = Int64(request.maximumBytes)
+                                options.connect_timeout_ms = Self.milliseconds(configuration.connectTimeout)
+                                options.total_timeout_ms = Self.milliseconds(configuration.transferTimeout)
+                                options.low_speed_limit = configuration.lowSpeedLimit
+                                options.low_speed_time_s = max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up)))
+                                options.max_redirects = configuration.maximumRedirects
+                                guard let adjust else { return client.start(&options, &callbacks) }
+                                return adjust(&options) { client.start(&$0, &callbacks) }
+                            }
                         }
                     }
                 }
@@ -244,6 +256,14 @@ public final class HTTPDataLoader: DataLoading {
             throw error
         }
         if transfer.written(count) { client.resume(id) }
+    }
+
+    /// `identity` for a request that accepts images only, which are compressed already; gzip or
+    /// deflate (all that is undone) for anything else, such as a feed's text.
+    static func acceptEncoding(for request: DataRequest) -> String {
+        let types = request.accept?.split(separator: ",") ?? []
+        let imagesOnly = !types.isEmpty && types.allSatisfy { $0.drop { $0 == " " || $0 == "\t" }.lowercased().hasPrefix("image/") }
+        return imagesOnly ? "identity" : "gzip, deflate"
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

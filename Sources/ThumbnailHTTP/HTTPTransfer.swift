@@ -182,8 +182,11 @@ final class HTTPTransfer: Sendable {
             return DataLoadingError.truncated(url, received: Int(result.received), expected: Int(result.expected))
         case CF_UNSUPPORTED_URL:
             return DataLoadingError.unsupportedURL(url)
-        case CF_HEADERS_TOO_LARGE:
-            return DataLoadingError.network(url, reason: "the response headers exceed \(CF_MAX_HEADER_BYTES / 1024) KiB")
+        case CF_HEADERS_TOO_LARGE, CF_INVALID_RESPONSE:
+            return DataLoadingError.invalidResponse(url, reason: message)
+        case CF_UNSUPPORTED_ENCODING:
+            let encoding = result.content_encoding.map { String(cString: $0) } ?? "?"
+            return DataLoadingError.unsupportedContentEncoding(url, encoding: encoding.count > 64 ? encoding.prefix(64) + "…" : encoding)
         default:
             return DataLoadingError.network(url, reason: message)
         }

@@ -47,6 +47,13 @@ public final class TestHTTPServer: @unchecked Sendable {
         /// Instead of `body`, this many bytes made as they are sent (never held in
         /// memory), announced as the Content-Length unless `claimedLength` says otherwise.
         public var generatedBodyLength: Int?
+        /// Send `body` with `Transfer-Encoding: chunked` in chunks of this many bytes (the last
+        /// may be shorter), so that a client gets it in pieces of known sizes. Not with the
+        /// options above that shape or cut the body.
+        public var chunkSize: Int?
+        /// After the status line, one header line that never ends, made as it is sent, until the
+        /// client closes, the server stops, or ``TestHTTPServer/endlessBodyLimit`` bytes have gone.
+        public var endlessHeaderLine = false
 
         public init(status: Int = 200, body: [UInt8] = [], headers: [String: String] = [:]) {
             self.status = status
@@ -270,6 +277,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         let generatedLength = notModified ? nil : behavior.generatedBodyLength
         let endless = notModified ? nil : behavior.endlessBody
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        if behavior.endlessHeaderLine { return sendEndlessHeaderLine(after: head, for: request, on: connection) }
+        let chunked = behavior.chunkSize != nil && !notModified
         switch endless {
         case .chunked:
             head += "Transfer-Encoding: chunked\r\n"
@@ -277,6 +286,8 @@ public final class TestHTTPServer: @unchecked Sendable {
             head += "Connection: close\r\n"
         case nil where behavior.omitsContentLength:
             head += "Connection: close\r\n"
+        case nil where chunked:
+            head += "Transfer-Encoding: chunked\r\n"
         case nil:
             head += "Content-Length: \(behavior.claimedLength ?? generatedLength ?? body.count)\r\n"
         }
@@ -299,7 +310,17 @@ public final class TestHTTPServer: @unchecked Sendable {
             _ = sendGeneratedBody(length: Self.endlessBodyLimit, chunked: endless == .chunked, for: request, on: connection)
             return recordEarlyClose(request)
         }
-        if let generatedLength {
+        if chunked, let chunkSize = behavior.chunkSize {
+            for start in stride(from: 0, to: body.count, by: chunkSize) {
+                let piece = body[start..<min(start + chunkSize, body.count)]
+                let framed = Self.chunk(piece)
+                let sent = send(framed[...], on: connection)
+                guard countSent(min(max(sent - Self.chunkPrefix(piece.count).count, 0), piece.count), for: request),
+                      sent == framed.count else { return recordEarlyClose(request) }
+            }
+            let last = Array("0\r\n\r\n".utf8)
+            guard send(last[...], on: connection) == last.count else { return recordEarlyClose(request) }
+        } else if let generatedLength {
             let length = min(behavior.dropAfter ?? generatedLength, generatedLength)
             guard sendGeneratedBody(length: length, chunked: false, for: request, on: connection) else {
                 return recordEarlyClose(request)
@@ -350,6 +371,19 @@ public final class TestHTTPServer: @unchecked Sendable {
             remaining -= count
         }
         return true
+    }
+
+    /// Sends `head` (a status line) and then one header line that never ends; `false`, as the
+    /// connection is not fit for another request.
+    private func sendEndlessHeaderLine(after head: String, for request: Request, on connection: Int32) -> Bool {
+        var size = Self.generatedBodySendBuffer
+        setsockopt(connection, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let start = Array((head + "X-Endless: ").utf8)
+        guard send(start[...], on: connection) == start.count else { return recordEarlyClose(request) }
+        let piece = [UInt8](repeating: UInt8(ascii: "a"), count: 16 << 10)
+        var sent = 0
+        while sent < Self.endlessBodyLimit, !isStopped, send(piece[...], on: connection) == piece.count { sent += piece.count }
+        return recordEarlyClose(request)
     }
 
     /// The size line that opens a chunk of `count` bytes.

@@ -103,6 +103,88 @@ import ThumbnailKit
         }
     }
 
+    // MARK: - Compressed bodies
+
+    /// Bombs of 1 MB that expand to 1 GiB, made once per run, in memory: gzip, deflate (zlib's
+    /// wrapper, as the RFC says) and gzip inside gzip, declared as two stacked codings.
+    static let gzipBomb = Compression.bomb(mebibytes: 1024, as: .gzip)
+    static let deflateBomb = Compression.bomb(mebibytes: 1024, as: .zlib)
+    static let gzipInGzipBomb = Compression.compress(gzipBomb, as: .gzip, level: 9)
+
+    /// Serves `count` bombs cycling through the Content-Encodings `kinds` (gzip and deflate
+    /// bodies as named, anything else the gzip-in-gzip body); returns their URLs and the reason
+    /// each must fail with.
+    func serveBombs(_ count: Int, kinds: [String] = ["gzip", "deflate", "gzip, gzip"]) -> [String: Reason] {
+        Dictionary(uniqueKeysWithValues: (0..<count).map { index in
+            let kind = kinds[index % kinds.count]
+            let path = "/bomb/\(index).jpg"
+            switch kind {
+            case "gzip": server.route(path, .init(body: Self.gzipBomb, headers: ["Content-Encoding": "gzip"]))
+            case "deflate": server.route(path, .init(body: Self.deflateBomb, headers: ["Content-Encoding": "deflate"]))
+            default: server.route(path, .init(body: Self.gzipInGzipBomb, headers: ["Content-Encoding": kind]))
+            }
+            let reason: Reason = switch kind {
+            case "gzip", "deflate": .saying("exceeds the limit of")
+            case _ where kind.contains(","): .saying("stacked Content-Encoding '\(kind)'")
+            default: .saying("unsupported Content-Encoding '\(kind)'")
+            }
+            return (server.url(path), reason)
+        })
+    }
+
+    /// Valid images served compressed: one gzip, one deflate, to show that undoing them works.
+    func serveCompressedValidImages() throws -> [String] {
+        let names = [Self.smallImages[0], Self.smallImages[2]]
+        return try zip(names, [(Compression.Format.gzip, "gzip"), (.zlib, "deflate")]).map { name, coding in
+            let path = "/compressed/\(name)"
+            server.route(path, .init(body: Compression.compress(try Fixtures.bytes(ofTestImage: name), as: coding.0),
+                                     headers: ["Content-Encoding": coding.1]))
+            return server.url(path)
+        }
+    }
+
+    /// The whole process's peak RSS, as the child reports it and as read from outside, under the bound.
+    func expectPeakUnderLimit(_ run: Run, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let reported = try #require(run.summary["peakRSSBytes"] as? Int, sourceLocation: sourceLocation)
+        #expect(reported < Self.peakResidentLimit, "peak RSS \(reported >> 20) MiB with \(what)", sourceLocation: sourceLocation)
+        #expect(run.outcome.peakResidentBytes < Self.peakResidentLimit,
+                "sampled peak RSS \(run.outcome.peakResidentBytes >> 20) MiB with \(what)", sourceLocation: sourceLocation)
+    }
+
+    /// libcurl, which decoded bodies itself, went on inflating while a transfer was paused and
+    /// kept all it inflated: 458 MiB for these six (release build of 2026-11-26), "Out of
+    /// memory" for gzip in gzip. Decoded by cfetch, one buffer at a time, they cost what plain
+    /// bodies cost, at the default cap of 50 MB each.
+    @Test func sixCompressionBombsBesideTwoCompressedImagesStayUnder64MiB() async throws {
+        let bombs = serveBombs(6)
+        let valid = try serveCompressedValidImages()
+        let run = try await warm(serveFeed(Array(bombs.keys).sorted() + valid), Self.transportOptions())
+
+        try expectOnly(bombs, failedIn: run, valid: valid)
+        try expectPeakUnderLimit(run, "six bombs")
+    }
+
+    /// 1,276 MiB before, with libcurl decoding. A cap of 8 MB keeps the run short: the bound is
+    /// the buffers, not the cap (the six bombs above run at 50 MB each).
+    @Test func twentyCompressionBombsAtConcurrency20StayUnder64MiB() async throws {
+        let bombs = serveBombs(20, kinds: ["gzip", "deflate"])
+        let valid = try serveValidImages(Array(Self.smallImages.prefix(2)))
+        let run = try await warm(serveFeed(Array(bombs.keys).sorted() + valid),
+                                 Self.transportOptions(maximumDownload: "8M") + ["--concurrency", "20"])
+
+        try expectOnly(bombs, failedIn: run, valid: valid)
+        try expectPeakUnderLimit(run, "twenty bombs at once")
+    }
+
+    /// Refused at their first byte, whatever the body: an encoding that is not undone is named.
+    @Test func bodiesInEncodingsThatAreNotUndoneFailNamingThem() async throws {
+        let bombs = serveBombs(3, kinds: ["zstd", "br", "gzip, deflate"])
+        let valid = try serveValidImages(Array(Self.smallImages.prefix(2)))
+        let run = try await warm(serveFeed(Array(bombs.keys).sorted() + valid), Self.transportOptions())
+
+        try expectOnly(bombs, failedIn: run, valid: valid)
+    }
+
     // MARK: - Redirects
 
     @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/x", "dict://127.0.0.1/x"])
@@ -206,6 +288,28 @@ import ThumbnailKit
         #expect(outcome.status == 0, "\(outcome.standardOutput) \(outcome.standardError)")
         let cache = try DiskCache(directory: cacheDirectory)
         #expect(valid.allSatisfy { cache.containsEntry(forKey: $0, in: .originals) })
+    }
+
+    // MARK: - Heads that cannot be read
+
+    /// Named for what they are, not "Out of memory" (libcurl's word for a header line past its
+    /// limit) nor a length of 2^63 bytes "exceeding the limit".
+    @Test func aHugeLocationAnEndlessHeaderLineAndALengthPast64BitsFailNamingWhy() async throws {
+        server.route("/far.jpg", .redirect(to: "/" + String(repeating: "a", count: 200_000)))
+        var endless = TestHTTPServer.Behavior()
+        endless.endlessHeaderLine = true
+        server.route("/endless-line.jpg", endless)
+        var overflowing = TestHTTPServer.Behavior(body: try Fixtures.bytes(ofTestImage: Self.smallImages[0]),
+                                                  headers: ["Content-Length": "99999999999999999999999"])
+        overflowing.omitsContentLength = true  // the server's own
+        server.route("/overflowing.jpg", overflowing)
+        let lineTooLong = Reason.saying("a response header line over libcurl's limit of 100 KiB")
+        let hostile = [server.url("/far.jpg"): lineTooLong, server.url("/endless-line.jpg"): lineTooLong,
+                       server.url("/overflowing.jpg"): .saying("invalid Content-Length: more than 64 bits")]
+        let valid = try serveValidImages()
+        let run = try await warm(serveFeed(Array(hostile.keys).sorted() + valid), Self.transportOptions())
+
+        try expectOnly(hostile, failedIn: run, valid: valid)
     }
 
     // MARK: - Slow and lying servers

@@ -8,9 +8,16 @@
  * that socket until cf_client_resume, which is the backpressure that keeps
  * memory bounded however fast a server sends.
  *
+ * A gzip or deflate Content-Encoding is undone here, not by libcurl (which
+ * would go on inflating into its own memory while a transfer is paused): one
+ * output buffer per transfer, refilled only once the caller has taken it, so
+ * a compressed body holds no more memory than a plain one. Any other coding,
+ * or more than one, ends the transfer with CF_UNSUPPORTED_ENCODING.
+ *
  * Limits never trust the server: the size cap is checked against an announced
  * Content-Length (refused before the body) and against the bytes counted as
- * they arrive (after Content-Encoding is undone). Only http and https are
+ * they arrive, decoded ones and, for a compressed body, the encoded ones too.
+ * Only http and https are
  * fetched or followed, redirects are bounded, transfers below a speed floor
  * end, and a client can refuse to connect to loopback, private and link-local
  * addresses, checked after DNS resolution for every connection, redirects
@@ -54,10 +61,14 @@ typedef enum cf_outcome {
     CF_ABORTED = 9,
     /** The URL is malformed or its scheme is not http or https. */
     CF_UNSUPPORTED_URL = 10,
-    /** The response headers alone passed CF_MAX_HEADER_BYTES. */
+    /** The response headers passed CF_MAX_HEADER_BYTES, or one line libcurl's limit (message says which). */
     CF_HEADERS_TOO_LARGE = 11,
     /** Anything else: DNS, refused or reset connections, TLS, protocol errors (message says which). */
-    CF_NETWORK = 12
+    CF_NETWORK = 12,
+    /** The body has a Content-Encoding other than gzip or deflate, or more than one (content_encoding says which). */
+    CF_UNSUPPORTED_ENCODING = 13,
+    /** The response cannot be read as sent: an invalid Content-Length, a corrupt or cut compressed body (message says which). */
+    CF_INVALID_RESPONSE = 14
 } cf_outcome;
 
 /** The most bytes of response headers accepted per transfer, redirects included. */
@@ -66,7 +77,7 @@ typedef enum cf_outcome {
 /** The final response's head. Strings are NULL when absent and valid only during the callback. */
 typedef struct cf_response {
     long status;
-    /** The announced Content-Length, or -1. */
+    /** The announced Content-Length, or -1; also -1 for a compressed body, whose decoded length is not announced. */
     int64_t content_length;
     const char *etag;
     const char *last_modified;
@@ -83,9 +94,9 @@ typedef struct cf_result {
     cf_outcome outcome;
     /** The last response's status, 0 when none arrived. */
     long status;
-    /** Body bytes accepted by on_body. */
+    /** Body bytes accepted by on_body; for CF_TRUNCATED, the bytes that arrived, encoded as they were sent. */
     int64_t received;
-    /** The announced Content-Length, or -1. */
+    /** The announced Content-Length (of the encoded bytes), or -1. */
     int64_t expected;
     /** libcurl's message, or ours; never NULL. */
     const char *message;
@@ -93,6 +104,8 @@ typedef struct cf_result {
     const char *redirect_target;
     /** For CF_ADDRESS_REFUSED: the numeric address refused, else NULL. */
     const char *refused_address;
+    /** For CF_UNSUPPORTED_ENCODING: the response's Content-Encoding (its header lines joined by ", "), else NULL. */
+    const char *content_encoding;
 } cf_result;
 
 /** What on_body returns. */
@@ -113,7 +126,7 @@ typedef struct cf_callbacks {
     void *context;
     /** Once, before the first body byte (or at the end when there is none). Nonzero: end with CF_ABORTED. */
     int (*on_response)(void *context, const cf_response *response);
-    /** Body bytes in order, decoded from any Content-Encoding. Returns a CF_BODY_ value. */
+    /** Body bytes in order, decoded from gzip or deflate. Returns a CF_BODY_ value. */
     int (*on_body)(void *context, const uint8_t *bytes, size_t count);
     /** Exactly once per started transfer, last. The context is not used by cfetch afterwards. */
     void (*on_complete)(void *context, const cf_result *result);
@@ -149,7 +162,10 @@ typedef struct cf_request {
     const char *user_agent;
     /** Sent as Accept when not NULL (otherwise libcurl's own, which accepts any type). */
     const char *accept;
-    /** The most body bytes accepted (announced or counted). */
+    /** Sent as Accept-Encoding: "identity" asks for the body as it is. NULL: "gzip, deflate", every
+        coding cfetch undoes. Whatever is asked, a response in gzip or deflate is decoded. */
+    const char *accept_encoding;
+    /** The most body bytes accepted (announced or counted, decoded or encoded); 0 or less: no limit. */
     int64_t max_bytes;
     long connect_timeout_ms;
     long total_timeout_ms;

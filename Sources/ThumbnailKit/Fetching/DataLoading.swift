@@ -123,6 +123,12 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The host (or a redirect's) resolved only to loopback, private or link-local
     /// addresses, which the loader's address policy refuses.
     case privateAddressRefused(String, address: String)
+    /// The body is in a `Content-Encoding` that is not undone: one other than gzip and deflate
+    /// (`zstd`, `br`), or more than one (stacked, `gzip, gzip`). `encoding` is as the server sent it, cut to 64 characters.
+    case unsupportedContentEncoding(String, encoding: String)
+    /// The response cannot be read as it was sent (`reason` says why): headers over the limit, an
+    /// invalid `Content-Length`, a corrupt or cut compressed body. The server would send it again.
+    case invalidResponse(String, reason: String)
 
     /// Whether trying again may succeed: connect timeouts, stalls, network failures,
     /// dropped bodies, and the statuses ``RetryPolicy/isTransient(status:)`` names.
@@ -133,7 +139,7 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .httpStatus(_, status, _): RetryPolicy.isTransient(status: status)
         case .timedOut, .network, .truncated, .stalled: true
         case .notFound, .unreadable, .tooLarge, .unsupportedURL, .redirectRefused, .tooManyRedirects,
-             .privateAddressRefused, .transferTimedOut: false
+             .privateAddressRefused, .transferTimedOut, .unsupportedContentEncoding, .invalidResponse: false
         }
     }
 
@@ -161,6 +167,11 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .tooManyRedirects(url, limit): "\(url): more than \(limit) redirects"
         case let .privateAddressRefused(url, address):
             "\(url): refused to connect to \(address): a private address (loopback, private or link-local)"
+        case let .unsupportedContentEncoding(url, encoding):
+            encoding.split(separator: ",").filter { String($0).trimmingSpaces.lowercased() != "identity" }.count > 1
+                ? "\(url): stacked Content-Encoding '\(encoding)': one layer of gzip or deflate is undone, no more"
+                : "\(url): unsupported Content-Encoding '\(encoding)': only gzip and deflate are undone"
+        case let .invalidResponse(url, reason): "\(url): \(reason)"
         }
     }
 }
