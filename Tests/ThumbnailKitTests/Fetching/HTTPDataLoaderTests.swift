@@ -339,7 +339,8 @@ import ThumbnailKit
         func write(_ bytes: UnsafeRawBufferPointer) throws {
             usleep(2_000)  // a disk far slower than loopback
             state.withLock { state in
-                let range = state.received..<min(expected.count, state.received + bytes.count)
+                let end = min(expected.count, state.received + bytes.count)
+                let range = min(state.received, end)..<end
                 state.intact = state.intact && range.count == bytes.count && expected[range].elementsEqual(bytes)
                 state.received += bytes.count
             }
