@@ -16,7 +16,11 @@ struct StoreOptions: ParsableArguments {
     var storeOriginals = false
 
     func validate() throws {
-        if let store, !store.hasPrefix("s3://") { throw ValidationError("--store is s3://BUCKET/PREFIX, not \(store)") }
+        if let store {
+            // A bad location is a usage error (64), caught before anything runs; a store that
+            // cannot be used is found by open() (2).
+            do { try S3Configuration.validate(location: store) } catch { throw ValidationError("--store: \(error)") }
+        }
         if storeOriginals, store == nil { throw ValidationError("--store-originals needs --store") }
     }
 

@@ -7,9 +7,11 @@ public struct S3Configuration: Sendable, Hashable {
     public var endpoint: String
     /// The region requests are signed for.
     public var region: String
-    public var bucket: String
-    /// The key prefix every object goes under, without slashes at its ends; empty for the bucket's root.
-    public var prefix: String
+    /// A bucket name: letters, digits, `.`, `-` and `_`, not `.` or `..`.
+    public let bucket: String
+    /// The key prefix every object goes under, without slashes at its ends; empty for the bucket's
+    /// root. It is part of every key, not a path: no empty, `.` or `..` segments, no control characters.
+    public let prefix: String
     public var accessKeyID: String
     public var secretAccessKey: String
     /// Temporary credentials' token, sent as `x-amz-security-token`.
@@ -17,12 +19,20 @@ public struct S3Configuration: Sendable, Hashable {
     /// `endpoint/bucket/key` rather than `bucket.endpoint/key`: what custom endpoints use.
     public var usesPathStyle: Bool
 
+    /// - Parameter prefix: one `/` at either end is dropped.
+    /// - Throws: ``S3Error/invalidLocation(_:reason:)`` for a bucket or prefix that breaks the rules above.
     public init(endpoint: String, region: String, bucket: String, prefix: String = "", accessKeyID: String,
-                secretAccessKey: String, sessionToken: String? = nil, usesPathStyle: Bool = true) {
+                secretAccessKey: String, sessionToken: String? = nil, usesPathStyle: Bool = true) throws(S3Error) {
+        let trimmed = prefix.dropFirst(prefix.hasPrefix("/") ? 1 : 0)
+        let prefix = String(trimmed.dropLast(trimmed.hasSuffix("/") ? 1 : 0))
+        let location = "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
+        if let reason = Self.problem(withBucket: bucket) ?? Self.problem(withKey: prefix, in: "the prefix") {
+            throw .invalidLocation(location, reason: reason)
+        }
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         self.region = region
         self.bucket = bucket
-        self.prefix = String(prefix.drop { $0 == "/" }.reversed().drop { $0 == "/" }.reversed())
+        self.prefix = prefix
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
@@ -36,26 +46,78 @@ public struct S3Configuration: Sendable, Hashable {
     /// `AWS_REGION` or `AWS_DEFAULT_REGION` (default `us-east-1`),
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`.
     /// - Parameter environment: the variables; default: the process's.
-    /// - Throws: ``S3Error/configuration(_:)`` for a malformed location or missing credentials.
+    /// - Throws: ``S3Error/invalidLocation(_:reason:)`` for a malformed location (see
+    ///   ``validate(location:)``), ``S3Error/configuration(_:)`` for missing credentials.
     public static func fromEnvironment(location: String,
                                        environment: [String: String]? = nil) throws(S3Error) -> S3Configuration {
         let variables = environment ?? ProcessEnvironment.variables()
         func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
-        guard location.hasPrefix("s3://") else {
-            throw .configuration("the store is given as s3://BUCKET/PREFIX, not \(location)")
-        }
-        let path = location.dropFirst(5)
-        let bucket = String(path.prefix { $0 != "/" })
-        guard !bucket.isEmpty else { throw .configuration("no bucket in \(location)") }
-        let prefix = String(path.dropFirst(bucket.count))
+        let (bucket, prefix) = try parse(location: location)
         guard let accessKey = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
             throw .configuration("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
         let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
         let custom = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")
-        return S3Configuration(endpoint: custom ?? "https://s3.\(region).amazonaws.com", region: region, bucket: bucket,
-                               prefix: prefix, accessKeyID: accessKey, secretAccessKey: secret,
-                               sessionToken: value("AWS_SESSION_TOKEN"), usesPathStyle: custom != nil)
+        return try S3Configuration(endpoint: custom ?? "https://s3.\(region).amazonaws.com", region: region, bucket: bucket,
+                                   prefix: prefix, accessKeyID: accessKey, secretAccessKey: secret,
+                                   sessionToken: value("AWS_SESSION_TOKEN"), usesPathStyle: custom != nil)
+    }
+
+    /// Checks `s3://BUCKET/PREFIX` without reading the environment: what a command line checks
+    /// before anything runs. The prefix is part of every key, not a path to resolve: `..` would
+    /// name another bucket (`s3://bucket/../other/x` addresses bucket `other` once a URL's dot
+    /// segments are resolved), so empty, `.` and `..` segments and control characters are
+    /// refused, and the bucket is letters, digits, `.`, `-` and `_`.
+    /// - Throws: ``S3Error/invalidLocation(_:reason:)`` saying what is wrong.
+    public static func validate(location: String) throws(S3Error) {
+        _ = try parse(location: location)
+    }
+
+    /// The bucket and prefix of `s3://BUCKET/PREFIX`, checked (``validate(location:)``).
+    private static func parse(location: String) throws(S3Error) -> (bucket: String, prefix: String) {
+        guard location.hasPrefix("s3://") else {
+            throw .invalidLocation(location, reason: "a store is given as s3://BUCKET/PREFIX")
+        }
+        let path = location.dropFirst(5)
+        let bucket = String(path.prefix { $0 != "/" })
+        var prefix = path.dropFirst(bucket.count + 1)
+        if prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+        if let reason = problem(withBucket: bucket) ?? problem(withKey: String(prefix), in: "the prefix") {
+            throw .invalidLocation(location, reason: reason)
+        }
+        return (bucket, String(prefix))
+    }
+
+    /// What is wrong with a bucket name, or `nil`.
+    private static func problem(withBucket bucket: String) -> String? {
+        if bucket.isEmpty { return "no bucket" }
+        if bucket == "." || bucket == ".." { return "'\(bucket)' is not a bucket name" }
+        let allowed = bucket.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)
+        }
+        return allowed ? nil : "a bucket name is letters, digits, '.', '-' and '_'"
+    }
+
+    /// What is wrong with `key` (in `place`, for the message) as part of an object's key, or `nil`:
+    /// an empty, `.` or `..` segment, or a control character. An empty key is fine (no prefix).
+    private static func problem(withKey key: String, in place: String) -> String? {
+        guard !key.isEmpty else { return nil }
+        if key.unicodeScalars.contains(where: isControl) {
+            return "a control character in \(place)"
+        }
+        for segment in key.split(separator: "/", omittingEmptySubsequences: false) {
+            switch segment {
+            case "": return "an empty segment in \(place) (a '/' at its start or two in a row)"
+            case ".", "..": return "a '\(segment)' segment in \(place): it is part of every key, not a path"
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// C0 and C1 control characters and DEL.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `s3://bucket/prefix`.
@@ -69,13 +131,25 @@ public struct S3Configuration: Sendable, Hashable {
     }
 
     /// The URL of the object under `key` (below the prefix).
-    func url(forKey key: String) -> String {
-        bucketURL + Self.encodedPath(fullKey(key))
+    func url(forKey key: String) throws(S3Error) -> String {
+        bucketURL + Self.encodedPath(try bucketKey(key))
     }
 
-    /// The object's key in the bucket: the prefix, then `key`.
-    func fullKey(_ key: String) -> String {
-        prefix.isEmpty ? key : "\(prefix)/\(key)"
+    /// The key in the bucket of `key` below the prefix: the one place keys are made, so that none
+    /// leaves the prefix. `key` is checked as the prefix is; as a listing's key prefix
+    /// (`listing`) it may also be empty or end in `/`.
+    /// - Throws: ``S3Error/invalidLocation(_:reason:)`` naming the key.
+    func bucketKey(_ key: String, listing: Bool = false) throws(S3Error) -> String {
+        let checked = listing && key.hasSuffix("/") ? String(key.dropLast()) : key
+        if let reason = (checked.isEmpty && !listing ? "an empty key" : nil) ?? Self.problem(withKey: checked, in: "the key") {
+            throw .invalidLocation("\(location)/\(key)", reason: reason)
+        }
+        return prefix.isEmpty ? key : "\(prefix)/\(key)"
+    }
+
+    /// `bucketKey`'s inverse: the key below the prefix of a key in the bucket (a listing's).
+    func keyBelowPrefix(_ bucketKey: String) -> String {
+        prefix.isEmpty ? bucketKey : String(bucketKey.dropFirst(prefix.utf8.count + 1))
     }
 
     /// Percent-encodes all but RFC 3986's unreserved characters and `/`, as SigV4 wants a path.

@@ -1,7 +1,10 @@
 /// Why an S3 request failed.
 public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The store is not configured well enough to ask it anything (location, credentials).
+    /// The store is not configured well enough to ask it anything (credentials, metadata it cannot sign).
     case configuration(String)
+    /// A store location (`s3://BUCKET/PREFIX`), or a key below it, that would not stay where it
+    /// says: a `..` segment, an empty one, a control character, a bucket name that is none.
+    case invalidLocation(String, reason: String)
     /// No answer: refused or reset connections, timeouts, DNS (the request, and libcurl's reason).
     case unreachable(String, reason: String)
     /// An answer other than success: the request, the HTTP status, and S3's error code and message when it sent them.
@@ -19,11 +22,27 @@ public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case let .configuration(reason):
             "object store: \(reason)"
+        case let .invalidLocation(location, reason):
+            "object store location \(Self.visible(location)) refused: \(reason)"
         case let .unreachable(request, reason):
             "object store unreachable: \(request): \(reason)"
         case let .refused(request, status, code, message):
             "object store refused \(request): HTTP \(status)" + (code.map { " \($0)" } ?? "")
                 + (message.map { ": \($0)" } ?? "")
         }
+    }
+
+    /// `text` with control characters shown as `\xNN`, so that a message never carries one to a terminal.
+    private static func visible(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            guard S3Configuration.isControl(scalar) else {
+                shown.unicodeScalars.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            shown += "\\x" + (hex.count < 2 ? "0" : "") + hex
+        }
+        return shown
     }
 }

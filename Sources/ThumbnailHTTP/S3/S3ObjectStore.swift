@@ -99,7 +99,7 @@ public final class S3ObjectStore: ObjectStore {
             DispatchQueue.global().async { continuation.resume(with: Result { try SHA256.hexDigest(of: file) }) }
         }
         let headers = metadata.sorted { $0.key < $1.key }.map { "\(S3Exchange.metadataPrefix)\($0.key): \($0.value)" }
-        let response = try await send("PUT", url: configuration.url(forKey: key), label: "PUT \(configuration.location)/\(key)",
+        let response = try await send("PUT", url: try configuration.url(forKey: key), label: "PUT \(configuration.location)/\(key)",
                                       payload: .file(file, sha256: digest), headers: headers)
         guard (200...299).contains(response.status) else { throw refusal("PUT", key: key, response) }
         puts.add(1, ordering: .relaxed)
@@ -111,7 +111,7 @@ public final class S3ObjectStore: ObjectStore {
         let label = "GET \(configuration.location)/\(key)"
         let signing = signingHeaders(payloadSHA256: SHA256.hex(SHA256.digest([UInt8]())))
         do {
-            _ = try await streaming.load(DataRequest(url: configuration.url(forKey: key), maximumBytes: maximumBytes),
+            _ = try await streaming.load(DataRequest(url: try configuration.url(forKey: key), maximumBytes: maximumBytes),
                                          into: sink, progress: { _ in }) { [self] options, start in
                 sign(&options, headers: signing, then: start)
             }
@@ -142,7 +142,7 @@ public final class S3ObjectStore: ObjectStore {
     /// - Throws: ``S3Error``, or what `body` throws.
     public func forEachObject(under keyPrefix: String = "", pageSize: Int = 1000,
                               _ body: ([(key: String, bytes: Int)]) throws -> Void) async throws {
-        let fullPrefix = configuration.fullKey(keyPrefix)
+        let fullPrefix = try configuration.bucketKey(keyPrefix, listing: true)
         var continuation: String?
         repeat {
             // SigV4 wants the query sorted and encoded, as libcurl sends it.
@@ -157,8 +157,7 @@ public final class S3ObjectStore: ObjectStore {
                 throw S3ErrorDocument(response.body).error(label, status: response.status)
             }
             let page = S3ListPage(response.body)
-            let strip = configuration.prefix.isEmpty ? 0 : configuration.prefix.utf8.count + 1
-            try body(page.objects.map { (String($0.key.dropFirst(strip)), $0.bytes) })
+            try body(page.objects.map { (configuration.keyBelowPrefix($0.key), $0.bytes) })
             continuation = page.isTruncated ? page.nextContinuationToken : nil
         } while continuation != nil
     }
@@ -183,7 +182,7 @@ public final class S3ObjectStore: ObjectStore {
 
     private func send(_ method: String, key: String, payload: Payload = .none,
                       headers: [String] = []) async throws -> S3Exchange.Response {
-        try await send(method, url: configuration.url(forKey: key),
+        try await send(method, url: try configuration.url(forKey: key),
                        label: "\(method) \(configuration.location)/\(key)", payload: payload, headers: headers)
     }
 
