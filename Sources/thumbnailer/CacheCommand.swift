@@ -6,6 +6,7 @@ import ThumbnailTerminal
 
 /// `thumbnailer cache stats|verify|clear`: look after the disk cache. Lines
 /// naming the directory or an entry are escaped (``TerminalText``): a path may hold anything.
+/// None of them follows a symbolic link inside the cache: each is listed and left alone.
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
@@ -23,6 +24,11 @@ struct CacheCommand: AsyncParsableCommand {
         func open() throws -> DiskCache {
             try cache.open()
         }
+    }
+
+    /// The line that names a symbolic link found inside the cache, escaped.
+    static func skipped(_ path: String, _ verb: String) -> String {
+        TerminalText.escaped("\(verb) \(path): a symbolic link, not followed")
     }
 
     struct Stats: AsyncParsableCommand {
@@ -50,9 +56,11 @@ struct CacheCommand: AsyncParsableCommand {
                 }
                 line.add("totalBytes", statistics.totalBytes)
                 line.add("sizeLimit", statistics.sizeLimit)
+                line.add("symbolicLinks", statistics.symbolicLinks)
                 print(line.text)
                 return
             }
+            for path in statistics.symbolicLinks { print(CacheCommand.skipped(path, "not counted")) }
             print(TerminalText.escaped("cache \(cache.directory)"))
             for namespace in DiskCache.Namespace.allCases {
                 let entries = statistics.entries[namespace] ?? 0
@@ -115,8 +123,10 @@ struct CacheCommand: AsyncParsableCommand {
                 line.add("checked", report.checked)
                 line.add("damaged", report.damaged.map(\.path))
                 line.add("repaired", report.repaired)
+                line.add("symbolicLinks", report.symbolicLinks)
                 print(line.text)
             } else {
+                for path in report.symbolicLinks { print(CacheCommand.skipped(path, "not checked")) }
                 for damaged in report.damaged { print(TerminalText.escaped("damaged: \(damaged.path): \(damaged.reason)")) }
                 let action = report.repaired && !report.damaged.isEmpty ? ", removed" : ""
                 print("\(report.checked) entries checked, \(report.damaged.count) damaged\(action)")
@@ -128,7 +138,7 @@ struct CacheCommand: AsyncParsableCommand {
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove every entry.",
-            discussion: "Anything else in the cache's folders (a folder, a file it did not write) is left there and listed.")
+            discussion: "Anything else in the cache's folders (a folder, a file it did not write, a symbolic link, never followed) is left there and listed.")
 
         @OptionGroup var location: Location
 
@@ -140,9 +150,11 @@ struct CacheCommand: AsyncParsableCommand {
                 line.add("removedEntries", removal.entries)
                 line.add("removedBytes", removal.bytes)
                 line.add("foreign", removal.foreign)
+                line.add("symbolicLinks", removal.symbolicLinks)
                 print(line.text)
             } else {
                 for path in removal.foreign { print(TerminalText.escaped("left \(path): not a cache entry")) }
+                for path in removal.symbolicLinks { print(CacheCommand.skipped(path, "left")) }
                 print(TerminalText.escaped("removed \(removal.entries) entries (\(ByteCount(bytes: removal.bytes))) from \(cache.directory)"))
             }
         }

@@ -26,7 +26,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
 
             Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
             them with the reason; an image the disk or the store had no room for, even for one \
-            thumbnail, is one of them), 2 when the feed itself could not be fetched or parsed, or \
+            thumbnail, is one of them) or when the disk limit is too small for the feed (the run \
+            evicted images it had cached to make room for later ones), 2 when the feed itself could not be fetched or parsed, or \
             the store cannot be used (wrong credentials, no such bucket), 64 on usage errors, 130 \
             when interrupted (Ctrl-C; run again to finish the rest).
             """)
@@ -128,6 +129,6 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
                                   interrupted: interruption.happened)
         print(json ? summary.json : summary.text)
         if interruption.happened { throw ExitCode(130) }
-        if !summary.failures.isEmpty { throw ExitCode(1) }
+        if !summary.succeeded { throw ExitCode(1) }
     }
 }
