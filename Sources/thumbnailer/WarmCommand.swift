@@ -70,7 +70,10 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         if let decoders, decoders < 1 { throw ValidationError("--decoders must be at least 1") }
         if refresh, store.store != nil { throw ValidationError("--refresh revalidates the disk cache's originals; it does not combine with --store") }
         if shard != nil, shardCount != nil { throw ValidationError("give --shard or --shard-count, not both") }
-        if shardCount != nil { _ = try slice() }
+        if let shardCount {
+            try LimitOption.validate(shardCount, "--shard-count")
+            _ = try slice()
+        }
         if size.contains(where: { ($0.maxWidth ?? 1) < 1 || ($0.maxHeight ?? 1) < 1 || $0 == .original }) {
             throw ValidationError("a size is a positive box like 256 or 320x200")
         }

@@ -211,15 +211,18 @@ import Glibc
     static let cacheCommands = [["warm", "feed.json"], ["browse", "feed.json"], ["cache", "stats"],
                                 ["cache", "verify"], ["cache", "clear"]]
 
+    /// Runs the binary, as `nobody` when the tests run as root (who may write anywhere).
+    static func runUnprivileged(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        guard getuid() == 0 else { return try ChildProcess.run(arguments) }
+        return try ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
+                                    executable: "/usr/bin/setpriv")
+    }
+
     /// `/` is refused before anything is written there. As root the command
     /// runs as `nobody`, so that a build that does not refuse cannot write to `/` either.
     @Test(arguments: cacheCommands)
     func theRootDirectoryIsRefused(command: [String]) throws {
-        let arguments = command + ["--cache-dir", "/"]
-        let run = getuid() == 0
-            ? try ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
-                                   executable: "/usr/bin/setpriv")
-            : try ChildProcess.run(arguments)
+        let run = try Self.runUnprivileged(command + ["--cache-dir", "/"])
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("refusing the cache directory: / is the root directory"), "\(run.standardError)")
         #expect(run.standardError.contains("--force"))
@@ -244,6 +247,36 @@ import Glibc
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("already holds other files (letter.txt) and no cache"), "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["letter.txt"], "nothing written")
+    }
+
+    /// A file given as the cache directory, or a path under one, is a usage
+    /// error that says so. (Before, exit 1.)
+    @Test(arguments: cacheCommands)
+    func aFileIsNoCacheDirectory(command: [String]) throws {
+        let file = temporary.path("file")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: file))
+        for (directory, named) in [(file, "it"), (file + "/cache", file)] {
+            let run = try ChildProcess.run(command + ["--cache-dir", directory])
+            #expect(run.status == 64, "\(directory): \(run.standardOutput) \(run.standardError)")
+            #expect(run.standardError.contains("\(directory) is unusable: \(named) is a file, not a directory"), "\(run.standardError)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("mine".utf8))
+    }
+
+    /// A directory this process cannot write in is a usage error with the
+    /// reason, found by trying to write there. Root writes anywhere, so as
+    /// root the command runs as `nobody`. (Before, exit 1.)
+    @Test(arguments: cacheCommands)
+    func aReadOnlyDirectoryIsAUsageError(command: [String]) throws {
+        let directory = temporary.path("read-only")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Reachable by `nobody`, writable by no one but root.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary.url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+        let run = try Self.runUnprivileged(command + ["--cache-dir", directory])
+        #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardError.contains("\(directory) is unusable: it is not writable (Permission denied)"), "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "nothing written")
     }
 
     @Test func forceUsesAFolderOfOtherFilesAnyway() throws {

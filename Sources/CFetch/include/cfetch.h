@@ -149,7 +149,7 @@ typedef struct cf_request {
     const char *user_agent;
     /** Sent as Accept when not NULL (otherwise libcurl's own, which accepts any type). */
     const char *accept;
-    /** The most body bytes accepted (announced or counted). */
+    /** The most body bytes accepted (announced or counted); 0 accepts an empty body only, never "no limit". */
     int64_t max_bytes;
     long connect_timeout_ms;
     long total_timeout_ms;
