@@ -22,12 +22,21 @@ import Testing
 
     deinit { server.stop() }
 
-    /// A feed of `count` images, each the photo under a URL of its own.
+    /// A feed of `count` images, each the photo under a URL of its own, and
+    /// the same feed in reverse order at `<path>/reversed`.
     func serveFeed(_ path: String, images count: Int) throws {
         let photo = try Fixtures.bytes(ofTestImage: Self.photo)
         let images = (0..<count).map { "\(path)/images/\($0).jpg" }
         for image in images { server.route(image, .init(body: photo)) }
         server.route(path, .init(body: JSONFeed.listing(images.map(server.url))))
+        server.route("\(path)/reversed", .init(body: JSONFeed.listing(images.reversed().map(server.url))))
+    }
+
+    /// The number of images the summary says the run evicted, from its text.
+    func evictedImages(_ run: ChildProcess.Outcome) throws -> Int {
+        let pattern = /disk limit too small for this feed: (\d+) images evicted during the run/
+        let match = try #require(run.standardOutput.firstMatch(of: pattern), "\(run.standardOutput)")
+        return try #require(Int(match.1))
     }
 
     func warm(_ path: String, _ options: [String]) async throws -> ChildProcess.Outcome {
@@ -58,6 +67,23 @@ import Testing
         #expect(summary["alreadyCached"] as? Int == 20 - evicted, "\(evicted) counted as evicted: \(summary)")
         #expect(evicted >= 15, "a 4 MiB cache keeps at most four of the 20 images: \(evicted)")
         #expect(summary["evictedImages"] as? Int == 0 && summary["diskLimitTooSmall"] == nil, "\(summary)")
+    }
+
+    /// Images a run finds cached and then evicts count too: the second run
+    /// (the feed reversed, so the images the first left come first) evicts
+    /// them to make room for the rest.
+    @Test func imagesFoundCachedAndThenEvictedCount() async throws {
+        try serveFeed("/big", images: 20)
+        #expect(try await warm("/big", ["--disk-limit", "4M"]).status == 1)
+
+        let second = try await warm("/big/reversed", ["--disk-limit", "4M"])
+        #expect(second.status == 1, "\(second.standardOutput) \(second.standardError)")
+        let evicted = try evictedImages(second)
+        #expect(second.standardOutput.contains("failed      0"), "\(second.standardOutput)")
+        #expect(second.standardOutput.contains(/cached      [1-9]\d* already/), "some were found cached: \(second.standardOutput)")
+
+        let rerun = try await warm("/big", ["--disk-limit", "1G", "--json"])
+        #expect(json(rerun)["alreadyCached"] as? Int == 20 - evicted, "\(evicted) counted as evicted: \(json(rerun))")
     }
 
     @Test func aFeedThatFitsExitsZeroWithoutTheMessage() async throws {

@@ -176,9 +176,14 @@ public final class DiskCache: Sendable {
     ///   entry found is then followed in ``imageEvictions``.
     public func containsEntry(forKey key: String, in namespace: Namespace, ofImage url: String? = nil) -> Bool {
         let (id, path) = location(of: key, in: namespace)
-        guard let status = FileSystem.status(path) else { return false }
-        if let url { imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: FileSystem.onDiskSize(status)) }
-        return true
+        guard let url else { return FileSystem.status(path) != nil }
+        // Under the index's lock, which eviction holds: an entry evicted between the look and
+        // the following would be followed though gone, and its eviction never counted.
+        return index.withLock { _ in
+            guard let status = FileSystem.status(path) else { return false }
+            imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: FileSystem.onDiskSize(status))
+            return true
+        }
     }
 
     /// What this process has evicted so far, to respect ``sizeLimit``.
@@ -284,12 +289,13 @@ public final class DiskCache: Sendable {
                     throw error
                 }
                 try index.compactIfNeeded()
+                // Before the lock is let go, so that no eviction can come between.
+                if let url { imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: onDisk) }
             }
         } catch {
             try? FileSystem.remove(temporary)
             throw DiskCacheError.writing(path, error)
         }
-        if let url { imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: onDisk) }
     }
 
     /// How often a write is tried when the file system is out of room
@@ -341,8 +347,8 @@ public final class DiskCache: Sendable {
         try changeIndex { index in
             try removeFile(of: id)
             try index.remove(id)
+            imageTracker.removed(id)
         }
-        imageTracker.removed(id)
     }
 
     /// Removes every entry, the files first (on a full disk they make the
@@ -483,8 +489,8 @@ public final class DiskCache: Sendable {
         try changeIndex { index in
             try removeFile(of: id)
             try index.remove(id)
+            imageTracker.removed(id)
         }
-        imageTracker.removed(id)
     }
 
     /// The namespace folders, walked from the open cache directory.
