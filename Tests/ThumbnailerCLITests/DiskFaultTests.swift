@@ -130,6 +130,32 @@ import Glibc
         #expect(steps.read("leftovers").isEmpty)
     }
 
+    /// A disk too small for the feed: the run evicts images it had cached to
+    /// make room for later ones, so it says so and exits 1; a rerun with room
+    /// fetches again exactly those and the ones that failed. (Before: exit 0, "failed 0".)
+    @Test(.enabled(if: TinyFileSystem.isAvailable, "needs unshare -r -m to mount a tiny tmpfs"))
+    func aDiskTooSmallForTheFeedExitsOneAndCountsTheImagesItEvicted() async throws {
+        // Room for two or three of the four images (three pages each with the journal's).
+        let steps = try await onTinyDisk("""
+            leave 8
+            step small "$T" warm "$SERVER/small.json" --cache-dir "$C" -s 64 --concurrency 1 --decoders 1 --json
+            rm "$MNT/filler"
+            step again "$T" warm "$SERVER/small.json" --cache-dir "$C" -s 64 --json
+            """)
+
+        #expect(steps.status("small") == 1, "\(steps.output("small")) \(steps.errors("small"))")
+        let small = steps.json("small")
+        let evicted = small["evictedImages"] as? Int ?? 0
+        #expect(evicted > 0, "\(small)")
+        let line = small["diskLimitTooSmall"] as? String ?? ""
+        #expect(line.hasPrefix("disk limit too small for this feed: \(evicted) images evicted during the run; need about"), "\(line)")
+        #expect(line.hasSuffix("(the file system ran out of room first)"), "\(line)")
+        let again = steps.json("again")
+        #expect(steps.status("again") == 0, "\(steps.output("again"))")
+        let failed = small["failed"] as? Int ?? 0
+        #expect(Self.smallImages.count - (again["alreadyCached"] as? Int ?? 0) == evicted + failed, "\(small) then \(again)")
+    }
+
     /// `cache stats`, `verify`, `verify --repair`, `clear` and a `warm` with
     /// nothing to do all work on a disk without a free byte (before, each
     /// exited 1 with "cannot write …/journal.new: No space left on device"),
