@@ -40,6 +40,10 @@ struct CacheCommand: AsyncParsableCommand {
 
         @OptionGroup var store: StoreOptions
 
+        func validate() throws {
+            if store.store == nil { try location.cache.validateUsable() }
+        }
+
         func run() async throws {
             if let objectStore = try await store.open() {
                 try await printStatistics(of: objectStore)
@@ -116,6 +120,10 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Remove the damaged entries.")
         var repair = false
 
+        func validate() throws {
+            try location.cache.validateUsable()
+        }
+
         func run() throws {
             let report = try location.open().verify(repair: repair)
             if location.json {
@@ -141,6 +149,10 @@ struct CacheCommand: AsyncParsableCommand {
             discussion: "Anything else in the cache's folders (a folder, a file it did not write, a symbolic link, never followed) is left there and listed.")
 
         @OptionGroup var location: Location
+
+        func validate() throws {
+            try location.cache.validateUsable()
+        }
 
         func run() throws {
             let cache = try location.open()

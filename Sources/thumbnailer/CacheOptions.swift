@@ -25,6 +25,13 @@ struct CacheOptions: ParsableArguments {
         if !force, let refusal = CacheLocation.refusal(for: directory) {
             throw ValidationError("refusing the cache directory: \(refusal) (--force uses it anyway)")
         }
+    }
+
+    /// A usage error when no cache can be made in the directory (a file, a
+    /// directory this process cannot write): for the commands that will use it,
+    /// so that `cache stats --store` runs where the default directory cannot be written.
+    func validateUsable() throws {
+        try validate()  // a refused directory is said first, and never written to
         if let unusable = CacheLocation.unusability(of: directory) { throw ValidationError("\(unusable)") }
     }
 

@@ -53,6 +53,7 @@ struct FeedOptions: ParsableArguments {
     }
 
     func validate() throws {
+        try cache.validateUsable()
         try LimitOption.validate(maxDownloadBytes.bytes, "--max-download-bytes", unit: "byte")
         try LimitOption.validate(maxFeedBytes.bytes, "--max-feed-bytes", unit: "byte")
         try LimitOption.validate(lowSpeedLimit, "--low-speed-limit", unit: "byte per second")

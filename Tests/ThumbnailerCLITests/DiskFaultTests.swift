@@ -238,10 +238,10 @@ import Glibc
                                 ["cache", "verify"], ["cache", "clear"]]
 
     /// Runs the binary, as `nobody` when the tests run as root (who may write anywhere).
-    static func runUnprivileged(_ arguments: [String]) throws -> ChildProcess.Outcome {
-        guard getuid() == 0 else { return try ChildProcess.run(arguments) }
+    static func runUnprivileged(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Outcome {
+        guard getuid() == 0 else { return try ChildProcess.run(arguments, environment: environment) }
         return try ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
-                                    executable: "/usr/bin/setpriv")
+                                    executable: "/usr/bin/setpriv", environment: environment)
     }
 
     /// `/` is refused before anything is written there. As root the command
@@ -303,6 +303,22 @@ import Glibc
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("\(directory) is unusable: it is not writable (Permission denied)"), "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "nothing written")
+    }
+
+    /// `cache stats --store` does not use the disk cache, so a directory it
+    /// could not write is no reason to refuse it: it gets as far as the store.
+    @Test func statsOfAStoreNeedsNoWritableCacheDirectory() throws {
+        let directory = temporary.path("read-only-for-store")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary.url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+        // A store on a loopback port nobody listens on: refused at once, no network.
+        let store = ["AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_REGION": "us-east-1",
+                     "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"]
+        let run = try Self.runUnprivileged(["cache", "stats", "--cache-dir", directory, "--store", "s3://bucket/prefix"],
+                                           environment: store)
+        #expect(!run.standardError.contains("unusable"), "\(run.standardError)")
+        #expect(run.status != 64, "\(run.standardOutput) \(run.standardError)")
     }
 
     @Test func forceUsesAFolderOfOtherFilesAnyway() throws {
