@@ -773,7 +773,7 @@ uint64_t cf_client_start(cf_client *client, const cf_request *request, const cf_
     t->callbacks = *callbacks;
     t->options = &client->options;
     t->announced_length = -1;
-    t->max_bytes = request->max_bytes > 0 ? request->max_bytes : INT64_MAX;
+    t->max_bytes = request->max_bytes > 0 ? request->max_bytes : 0;
     t->upload_file = -1;
     if (cf_take_upload(t, request) != 0) {
         cf_transfer_free(t);

@@ -83,8 +83,9 @@ public final class HTTPDataLoader: DataLoading {
     public struct Configuration: Sendable {
         /// The longest wait for a connection. Default: 15 s.
         public var connectTimeout: Duration
-        /// The longest a whole transfer may take, however steadily bytes arrive. Default: 120 s.
-        public var transferTimeout: Duration
+        /// The longest a whole transfer may take, however steadily bytes arrive, or `nil` for no
+        /// such limit (the speed floor still ends a stalled one). Default: 120 s.
+        public var transferTimeout: Duration?
         /// A transfer slower than this many bytes per second for ``lowSpeedTime`` ends as stalled. Default: 1024.
         public var lowSpeedLimit: Int
         /// How long a transfer may stay under ``lowSpeedLimit`` (whole seconds). Default: 15 s.
@@ -98,10 +99,15 @@ public final class HTTPDataLoader: DataLoading {
         /// The `User-Agent` header.
         public var userAgent: String
 
-        public init(connectTimeout: Duration = .seconds(15), transferTimeout: Duration = .seconds(120),
+        /// Every limit is a limit: a zero time or speed, which libcurl would take as
+        /// "none", is a programming error. Lift the transfer time with `nil`.
+        public init(connectTimeout: Duration = .seconds(15), transferTimeout: Duration? = .seconds(120),
                     lowSpeedLimit: Int = 1024, lowSpeedTime: Duration = .seconds(15), maximumRedirects: Int = 5,
                     addressPolicy: AddressPolicy = .any, bufferCapacity: Int = 256 * 1024,
                     userAgent: String = "Thumbnailer/1") {
+            precondition(connectTimeout > .zero && transferTimeout.map { $0 > .zero } != false && lowSpeedTime > .zero,
+                         "a time limit must be positive (no transfer time limit: nil)")
+            precondition(lowSpeedLimit >= 1 && maximumRedirects >= 0 && bufferCapacity >= 1, "a limit must be positive")
             self.connectTimeout = connectTimeout
             self.transferTimeout = transferTimeout
             self.lowSpeedLimit = lowSpeedLimit
@@ -202,7 +208,8 @@ public final class HTTPDataLoader: DataLoading {
                                 options.accept_encoding = acceptEncoding
                                 options.max_bytes = Int64(request.maximumBytes)
                                 options.connect_timeout_ms = Self.milliseconds(configuration.connectTimeout)
-                                options.total_timeout_ms = Self.milliseconds(configuration.transferTimeout)
+                                // libcurl's 0 is "no limit": only an explicit nil asks for it.
+                                options.total_timeout_ms = configuration.transferTimeout.map(Self.milliseconds) ?? 0
                                 options.low_speed_limit = configuration.lowSpeedLimit
                                 options.low_speed_time_s = max(1, Int(configuration.lowSpeedTime.inSeconds.rounded(.up)))
                                 options.max_redirects = configuration.maximumRedirects

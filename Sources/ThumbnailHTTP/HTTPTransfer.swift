@@ -175,9 +175,10 @@ final class HTTPTransfer: Sendable {
         case CF_TIMED_OUT:
             // The speed floor ends a silent or trickling transfer first, so running out of the
             // whole-transfer time means a body that kept coming, just too slowly to finish.
-            return message.contains("Operation timed out")
-                ? DataLoadingError.transferTimedOut(url, after: configuration.transferTimeout)
-                : DataLoadingError.timedOut(url, after: configuration.connectTimeout)
+            if message.contains("Operation timed out"), let transferTimeout = configuration.transferTimeout {
+                return DataLoadingError.transferTimedOut(url, after: transferTimeout)
+            }
+            return DataLoadingError.timedOut(url, after: configuration.connectTimeout)
         case CF_TRUNCATED:
             return DataLoadingError.truncated(url, received: Int(result.received), expected: Int(result.expected))
         case CF_UNSUPPORTED_URL:

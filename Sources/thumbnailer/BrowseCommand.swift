@@ -26,7 +26,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
 
     static let workload = ProcessMemory.Workload.longLived
 
-    @Option(help: "The memory cache's budget for decoded thumbnails, e.g. 32M.")
+    @Option(help: "The memory cache's budget for decoded thumbnails, e.g. 32M (at least 1 byte; no unlimited).")
     var memoryBudget = ByteCount(bytes: 32 << 20)
 
     @Option(help: "Text lines per row (the thumbnail is one line less), at least 3.")
@@ -41,6 +41,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
 
     func validate() throws {
         guard rowHeight >= 3 else { throw ValidationError("--row-height must be at least 3") }
+        try LimitOption.validate(memoryBudget.bytes, "--memory-budget", unit: "byte")
     }
 
     func run() async throws {

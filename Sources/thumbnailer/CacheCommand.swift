@@ -6,6 +6,7 @@ import ThumbnailTerminal
 
 /// `thumbnailer cache stats|verify|clear`: look after the disk cache. Lines
 /// naming the directory or an entry are escaped (``TerminalText``): a path may hold anything.
+/// None of them follows a symbolic link inside the cache: each is listed and left alone.
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
@@ -25,6 +26,11 @@ struct CacheCommand: AsyncParsableCommand {
         }
     }
 
+    /// The line that names a symbolic link found inside the cache, escaped.
+    static func skipped(_ path: String, _ verb: String) -> String {
+        TerminalText.escaped("\(verb) \(path): a symbolic link, not followed")
+    }
+
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Entries and bytes per namespace against the limit.",
@@ -33,6 +39,10 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var location: Location
 
         @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if store.store == nil { try location.cache.validateUsable() }
+        }
 
         func run() async throws {
             if let objectStore = try await store.open() {
@@ -50,9 +60,11 @@ struct CacheCommand: AsyncParsableCommand {
                 }
                 line.add("totalBytes", statistics.totalBytes)
                 line.add("sizeLimit", statistics.sizeLimit)
+                line.add("symbolicLinks", statistics.symbolicLinks)
                 print(line.text)
                 return
             }
+            for path in statistics.symbolicLinks { print(CacheCommand.skipped(path, "not counted")) }
             print(TerminalText.escaped("cache \(cache.directory)"))
             for namespace in DiskCache.Namespace.allCases {
                 let entries = statistics.entries[namespace] ?? 0
@@ -108,6 +120,10 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Remove the damaged entries.")
         var repair = false
 
+        func validate() throws {
+            try location.cache.validateUsable()
+        }
+
         func run() throws {
             let report = try location.open().verify(repair: repair)
             if location.json {
@@ -115,8 +131,10 @@ struct CacheCommand: AsyncParsableCommand {
                 line.add("checked", report.checked)
                 line.add("damaged", report.damaged.map(\.path))
                 line.add("repaired", report.repaired)
+                line.add("symbolicLinks", report.symbolicLinks)
                 print(line.text)
             } else {
+                for path in report.symbolicLinks { print(CacheCommand.skipped(path, "not checked")) }
                 for damaged in report.damaged { print(TerminalText.escaped("damaged: \(damaged.path): \(damaged.reason)")) }
                 let action = report.repaired && !report.damaged.isEmpty ? ", removed" : ""
                 print("\(report.checked) entries checked, \(report.damaged.count) damaged\(action)")
@@ -128,9 +146,13 @@ struct CacheCommand: AsyncParsableCommand {
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove every entry.",
-            discussion: "Anything else in the cache's folders (a folder, a file it did not write) is left there and listed.")
+            discussion: "Anything else in the cache's folders (a folder, a file it did not write, a symbolic link, never followed) is left there and listed.")
 
         @OptionGroup var location: Location
+
+        func validate() throws {
+            try location.cache.validateUsable()
+        }
 
         func run() throws {
             let cache = try location.open()
@@ -140,9 +162,11 @@ struct CacheCommand: AsyncParsableCommand {
                 line.add("removedEntries", removal.entries)
                 line.add("removedBytes", removal.bytes)
                 line.add("foreign", removal.foreign)
+                line.add("symbolicLinks", removal.symbolicLinks)
                 print(line.text)
             } else {
                 for path in removal.foreign { print(TerminalText.escaped("left \(path): not a cache entry")) }
+                for path in removal.symbolicLinks { print(CacheCommand.skipped(path, "left")) }
                 print(TerminalText.escaped("removed \(removal.entries) entries (\(ByteCount(bytes: removal.bytes))) from \(cache.directory)"))
             }
         }

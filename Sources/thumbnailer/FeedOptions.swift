@@ -22,27 +22,28 @@ struct FeedOptions: ParsableArguments {
         """)
     var privateAddresses: AddressChoice?
 
-    @Option(help: "The largest image downloaded, announced or counted, e.g. 50M.")
+    @Option(help: "The largest image downloaded, announced or counted, e.g. 50M (at least 1 byte; no unlimited).")
     var maxDownloadBytes = ByteCount(bytes: 50_000_000)
 
-    @Option(help: "The largest feed read, from the web or a file, announced or counted as it arrives, e.g. 64M.")
+    @Option(help: "The largest feed read, from the web or a file, announced or counted as it arrives, e.g. 64M (at least 1 byte; no unlimited).")
     var maxFeedBytes = ByteCount(bytes: 32 << 20)
 
-    @Option(help: "A transfer slower than this many bytes per second for --low-speed-time ends as stalled.")
+    @Option(help: "A transfer slower than this many bytes per second for --low-speed-time ends as stalled (at least 1).")
     var lowSpeedLimit = 1024
 
-    @Option(help: "Seconds a transfer may stay under --low-speed-limit.")
+    @Option(help: "Seconds a transfer may stay under --low-speed-limit (at least 1).")
     var lowSpeedTime = 15
 
     @Option(help: """
-        Seconds one download may take in all. A body still arriving above --low-speed-limit when \
-        this runs out is not retried: a server that slow stays slow.
+        Seconds one download may take in all (at least 1), or unlimited: then only the speed floor \
+        ends a transfer. A body still arriving above --low-speed-limit when this runs out is not \
+        retried: a server that slow stays slow.
         """)
-    var transferTimeout = 120
+    var transferTimeout = Liftable.limit(120)
 
     @Option(help: """
         Attempts per image; only transient failures (connect timeouts, stalls, 5xx, 429, dropped \
-        connections) are retried.
+        connections) are retried. At least 1 (no retry).
         """)
     var retries = 3
 
@@ -52,10 +53,13 @@ struct FeedOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard lowSpeedLimit >= 1, lowSpeedTime >= 1, transferTimeout >= 1 else {
-            throw ValidationError("--low-speed-limit, --low-speed-time and --transfer-timeout must be at least 1")
-        }
-        guard retries >= 1 else { throw ValidationError("--retries must be at least 1") }
+        try cache.validateUsable()
+        try LimitOption.validate(maxDownloadBytes.bytes, "--max-download-bytes", unit: "byte")
+        try LimitOption.validate(maxFeedBytes.bytes, "--max-feed-bytes", unit: "byte")
+        try LimitOption.validate(lowSpeedLimit, "--low-speed-limit", unit: "byte per second")
+        try LimitOption.validate(lowSpeedTime, "--low-speed-time", unit: "second")
+        if let seconds = transferTimeout.value { try LimitOption.validate(seconds, "--transfer-timeout", unit: "second", liftable: true) }
+        try LimitOption.validate(retries, "--retries")
     }
 
     /// The address policy: as asked, else as ``HTTPDataLoader/AddressPolicy/default(forFeedAt:)`` decides.
@@ -77,7 +81,7 @@ struct FeedOptions: ParsableArguments {
 
     /// The speed floor and time limits asked for, with `addressPolicy`.
     private func transport(addressPolicy: HTTPDataLoader.AddressPolicy) -> HTTPDataLoader.Configuration {
-        HTTPDataLoader.Configuration(transferTimeout: .seconds(transferTimeout), lowSpeedLimit: lowSpeedLimit,
+        HTTPDataLoader.Configuration(transferTimeout: transferTimeout.value.map { .seconds($0) }, lowSpeedLimit: lowSpeedLimit,
                                      lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy)
     }
 

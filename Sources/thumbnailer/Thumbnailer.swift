@@ -14,6 +14,10 @@ struct Thumbnailer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnailer",
         abstract: "Decode-and-downscale image thumbnails without ever holding a full-size bitmap.",
+        discussion: """
+            Every size and count limit is a limit: 0 is a usage error (exit 64), never "no limit". \
+            Only an option whose help says so takes unlimited.
+            """,
         subcommands: [ThumbCommand.self, CacheCommand.self, WarmCommand.self, BrowseCommand.self])
 
     /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status,

@@ -26,7 +26,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
 
             Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
             them with the reason; an image the disk or the store had no room for, even for one \
-            thumbnail, is one of them), 2 when the feed itself could not be fetched or parsed, or \
+            thumbnail, is one of them) or when the disk limit is too small for the feed (the run \
+            evicted images it had cached to make room for later ones), 2 when the feed itself could not be fetched or parsed, or \
             the store cannot be used (wrong credentials, no such bucket), 64 on usage errors, 130 \
             when interrupted (Ctrl-C; run again to finish the rest).
             """)
@@ -69,7 +70,10 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         if let decoders, decoders < 1 { throw ValidationError("--decoders must be at least 1") }
         if refresh, store.store != nil { throw ValidationError("--refresh revalidates the disk cache's originals; it does not combine with --store") }
         if shard != nil, shardCount != nil { throw ValidationError("give --shard or --shard-count, not both") }
-        if shardCount != nil { _ = try slice() }
+        if let shardCount {
+            try LimitOption.validate(shardCount, "--shard-count")
+            _ = try slice()
+        }
         if size.contains(where: { ($0.maxWidth ?? 1) < 1 || ($0.maxHeight ?? 1) < 1 || $0 == .original }) {
             throw ValidationError("a size is a positive box like 256 or 320x200")
         }
@@ -128,6 +132,6 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
                                   interrupted: interruption.happened)
         print(json ? summary.json : summary.text)
         if interruption.happened { throw ExitCode(130) }
-        if !summary.failures.isEmpty { throw ExitCode(1) }
+        if !summary.succeeded { throw ExitCode(1) }
     }
 }

@@ -43,6 +43,27 @@ struct WarmSummary {
             + feed.refused.map { ($0.url, "refused: \($0.reason)") }
     }
 
+    /// Images this run cached and then evicted itself to make room for later
+    /// ones: a rerun would download them again. Not counted with a store,
+    /// which keeps what the disk lets go.
+    var evictedImages: DiskCache.ImageEvictions {
+        store == nil ? cache.imageEvictions : DiskCache.ImageEvictions()
+    }
+
+    /// Whether every image is cached: none failed, none was evicted by the run.
+    var succeeded: Bool { failures.isEmpty && evictedImages.images == 0 }
+
+    /// Why the cache does not hold the feed, when the run evicted images of it.
+    private var evictionLine: String? {
+        let evicted = evictedImages
+        guard evicted.images > 0 else { return nil }
+        let cause = evicted.bytesNeeded > cache.sizeLimit
+            ? "--disk-limit is \(ByteCount(bytes: cache.sizeLimit))"
+            : "the file system ran out of room first"
+        return "disk limit too small for this feed: \(evicted.images) images evicted during the run; "
+            + "need about \(ByteCount(bytes: evicted.bytesNeeded)) (\(cause))"
+    }
+
     private static func reason(_ reason: String, withoutPrefix url: String) -> String {
         reason.hasPrefix(url + ": ") ? String(reason.dropFirst(url.count + 2)) : reason
     }
@@ -73,6 +94,7 @@ struct WarmSummary {
             "failed      \(failures.count)",
         ]
         lines += failures.map { "  \($0.url): \($0.reason)" }
+        if let evictionLine { lines.append(evictionLine) }
         if interrupted { lines.append("interrupted \(report.unfinished) images left for the next run") }
         let evictions = cache.evictions
         lines.append("disk cache  \(cache.directory): \(cacheBytes.map { ByteCount(bytes: $0).description } ?? "?") of "
@@ -115,6 +137,9 @@ struct WarmSummary {
         line.add("cacheLimit", cache.sizeLimit)
         line.add("evictedEntries", cache.evictions.entries)
         line.add("evictedBytes", cache.evictions.bytes)
+        line.add("evictedImages", evictedImages.images)
+        line.add("diskBytesNeeded", evictedImages.bytesNeeded)
+        line.add("diskLimitTooSmall", evictionLine)
         line.add("elapsedSeconds", elapsedSeconds)
         line.add("peakRSSBytes", peakResidentBytes)
         line.add("peakConcurrentDecodes", peakConcurrentDecodes)

@@ -130,6 +130,32 @@ import Glibc
         #expect(steps.read("leftovers").isEmpty)
     }
 
+    /// A disk too small for the feed: the run evicts images it had cached to
+    /// make room for later ones, so it says so and exits 1; a rerun with room
+    /// fetches again exactly those and the ones that failed. (Before: exit 0, "failed 0".)
+    @Test(.enabled(if: TinyFileSystem.isAvailable, "needs unshare -r -m to mount a tiny tmpfs"))
+    func aDiskTooSmallForTheFeedExitsOneAndCountsTheImagesItEvicted() async throws {
+        // Room for two or three of the four images (three pages each with the journal's).
+        let steps = try await onTinyDisk("""
+            leave 8
+            step small "$T" warm "$SERVER/small.json" --cache-dir "$C" -s 64 --concurrency 1 --decoders 1 --json
+            rm "$MNT/filler"
+            step again "$T" warm "$SERVER/small.json" --cache-dir "$C" -s 64 --json
+            """)
+
+        #expect(steps.status("small") == 1, "\(steps.output("small")) \(steps.errors("small"))")
+        let small = steps.json("small")
+        let evicted = small["evictedImages"] as? Int ?? 0
+        #expect(evicted > 0, "\(small)")
+        let line = small["diskLimitTooSmall"] as? String ?? ""
+        #expect(line.hasPrefix("disk limit too small for this feed: \(evicted) images evicted during the run; need about"), "\(line)")
+        #expect(line.hasSuffix("(the file system ran out of room first)"), "\(line)")
+        let again = steps.json("again")
+        #expect(steps.status("again") == 0, "\(steps.output("again"))")
+        let failed = small["failed"] as? Int ?? 0
+        #expect(Self.smallImages.count - (again["alreadyCached"] as? Int ?? 0) == evicted + failed, "\(small) then \(again)")
+    }
+
     /// `cache stats`, `verify`, `verify --repair`, `clear` and a `warm` with
     /// nothing to do all work on a disk without a free byte (before, each
     /// exited 1 with "cannot write …/journal.new: No space left on device"),
@@ -211,15 +237,18 @@ import Glibc
     static let cacheCommands = [["warm", "feed.json"], ["browse", "feed.json"], ["cache", "stats"],
                                 ["cache", "verify"], ["cache", "clear"]]
 
+    /// Runs the binary, as `nobody` when the tests run as root (who may write anywhere).
+    static func runUnprivileged(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Outcome {
+        guard getuid() == 0 else { return try ChildProcess.run(arguments, environment: environment) }
+        return try ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
+                                    executable: "/usr/bin/setpriv", environment: environment)
+    }
+
     /// `/` is refused before anything is written there. As root the command
     /// runs as `nobody`, so that a build that does not refuse cannot write to `/` either.
     @Test(arguments: cacheCommands)
     func theRootDirectoryIsRefused(command: [String]) throws {
-        let arguments = command + ["--cache-dir", "/"]
-        let run = getuid() == 0
-            ? try ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
-                                   executable: "/usr/bin/setpriv")
-            : try ChildProcess.run(arguments)
+        let run = try Self.runUnprivileged(command + ["--cache-dir", "/"])
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("refusing the cache directory: / is the root directory"), "\(run.standardError)")
         #expect(run.standardError.contains("--force"))
@@ -244,6 +273,52 @@ import Glibc
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("already holds other files (letter.txt) and no cache"), "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["letter.txt"], "nothing written")
+    }
+
+    /// A file given as the cache directory, or a path under one, is a usage
+    /// error that says so. (Before, exit 1.)
+    @Test(arguments: cacheCommands)
+    func aFileIsNoCacheDirectory(command: [String]) throws {
+        let file = temporary.path("file")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: file))
+        for (directory, named) in [(file, "it"), (file + "/cache", file)] {
+            let run = try ChildProcess.run(command + ["--cache-dir", directory])
+            #expect(run.status == 64, "\(directory): \(run.standardOutput) \(run.standardError)")
+            #expect(run.standardError.contains("\(directory) is unusable: \(named) is a file, not a directory"), "\(run.standardError)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("mine".utf8))
+    }
+
+    /// A directory this process cannot write in is a usage error with the
+    /// reason, found by trying to write there. Root writes anywhere, so as
+    /// root the command runs as `nobody`. (Before, exit 1.)
+    @Test(arguments: cacheCommands)
+    func aReadOnlyDirectoryIsAUsageError(command: [String]) throws {
+        let directory = temporary.path("read-only")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Reachable by `nobody`, writable by no one but root.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary.url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+        let run = try Self.runUnprivileged(command + ["--cache-dir", directory])
+        #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardError.contains("\(directory) is unusable: it is not writable (Permission denied)"), "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "nothing written")
+    }
+
+    /// `cache stats --store` does not use the disk cache, so a directory it
+    /// could not write is no reason to refuse it: it gets as far as the store.
+    @Test func statsOfAStoreNeedsNoWritableCacheDirectory() throws {
+        let directory = temporary.path("read-only-for-store")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary.url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+        // A store on a loopback port nobody listens on: refused at once, no network.
+        let store = ["AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_REGION": "us-east-1",
+                     "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"]
+        let run = try Self.runUnprivileged(["cache", "stats", "--cache-dir", directory, "--store", "s3://bucket/prefix"],
+                                           environment: store)
+        #expect(!run.standardError.contains("unusable"), "\(run.standardError)")
+        #expect(run.status != 64, "\(run.standardOutput) \(run.standardError)")
     }
 
     @Test func forceUsesAFolderOfOtherFilesAnyway() throws {

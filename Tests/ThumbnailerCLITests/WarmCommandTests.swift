@@ -178,9 +178,10 @@ import ThumbnailKit
         serveJSONFeed(at: "/feed.json")
         let limit = 1_500_000  // the six originals are about 3.4 MB
         let run = try await warm("/feed.json", ["--disk-limit", "\(limit)"])
-        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.status == 1, "images it cached were evicted: \(run.stderr)")
         #expect(try cacheStatistics().totalBytes <= limit)
         #expect((run.summary["evictedEntries"] as? Int ?? 0) > 0)
+        #expect((run.summary["evictedImages"] as? Int ?? 0) > 0)
         #expect((run.summary["cacheBytes"] as? Int ?? .max) <= limit)
     }
 

@@ -165,7 +165,7 @@ typedef struct cf_request {
     /** Sent as Accept-Encoding: "identity" asks for the body as it is. NULL: "gzip, deflate", every
         coding cfetch undoes. Whatever is asked, a response in gzip or deflate is decoded. */
     const char *accept_encoding;
-    /** The most body bytes accepted (announced or counted, decoded or encoded); 0 or less: no limit. */
+    /** The most body bytes accepted (announced or counted, decoded or encoded); 0 accepts an empty body only, never "no limit". */
     int64_t max_bytes;
     long connect_timeout_ms;
     long total_timeout_ms;

@@ -32,6 +32,34 @@ public enum CacheLocation {
         return .foreign(directory, holding: Array(names.prefix(3)) + (names.count > 3 ? ["…"] : []))
     }
 
+    /// Why no cache can be made at `directory`, or `nil` when one can: the
+    /// directory, or the nearest folder above it that exists (where it would
+    /// be created), must be a directory this process can create files in. That
+    /// is tried with a file created and removed at once, not read from the
+    /// permission bits, which root passes over and a read-only mount ignores.
+    public static func unusability(of directory: String) -> DiskCacheError? {
+        var existing = directory.isEmpty ? "." : directory
+        while FileSystem.status(existing) == nil {
+            guard let slash = existing.lastIndex(of: "/") else {
+                existing = "."
+                break
+            }
+            existing = slash == existing.startIndex ? "/" : String(existing[..<slash])
+        }
+        let named = existing == directory ? "it" : existing
+        guard let status = FileSystem.status(existing), FileSystem.isDirectory(status) else {
+            return .unusableDirectory(directory, reason: "\(named) is a file, not a directory")
+        }
+        let probe = "\(existing)/.thumbnailer-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            return .unusableDirectory(directory, reason: "\(named) is not writable (\(String(cString: strerror(errno))))")
+        }
+        close(descriptor)
+        unlink(probe)
+        return nil
+    }
+
     /// Whether `directory` has a cache's tiers or its journal.
     private static func holdsCache(_ directory: String) -> Bool {
         let tiers = DiskCache.Namespace.allCases.allSatisfy { namespace in

@@ -51,6 +51,9 @@ public final class DiskCache: Sendable {
         public var totalEntries: Int { entries.values.reduce(0, +) }
         /// The configured limit on ``totalBytes``.
         public var sizeLimit: Int
+        /// Symbolic links the last look at the directory (opening the cache)
+        /// found in the namespaces' folders: not followed, not counted.
+        public var symbolicLinks: [String] = []
     }
 
     /// What ``removeAll()`` removed, and what it left.
@@ -61,6 +64,8 @@ public final class DiskCache: Sendable {
         public var bytes = 0
         /// Paths in the namespaces' folders that are not entries: left in place.
         public var foreign: [String] = []
+        /// Symbolic links in the namespaces' folders: left in place, not followed.
+        public var symbolicLinks: [String] = []
     }
 
     /// What ``verify(repair:)`` found.
@@ -71,6 +76,8 @@ public final class DiskCache: Sendable {
         public var damaged: [(path: String, reason: String)] = []
         /// Whether the damaged files were removed.
         public var repaired = false
+        /// Symbolic links in the namespaces' folders: not followed, not checked.
+        public var symbolicLinks: [String] = []
     }
 
     /// The cache directory.
@@ -83,15 +90,37 @@ public final class DiskCache: Sendable {
     public let synchronizesWrites: Bool
 
     private let fileLock: FileLock
+    /// The cache directory, open: every walk and removal goes from it, never through a symbolic link inside.
+    private let directoryDescriptor: Int32
+    /// The symbolic links the last scan of the directory found.
+    private let linksAtLastScan = Mutex<[String]>([])
     private let index: Mutex<DiskCacheIndex>
     private let evictedByThisProcess = Mutex(Evictions())
     /// Entries open in this process, which eviction to make room passes over.
     let entriesInUse = EntriesInUse()
+    private let imageTracker = ImageEvictionTracker()
 
     /// Entries this process removed to stay within the size limit.
     public struct Evictions: Sendable, Hashable {
         public var entries = 0
         public var bytes = 0
+    }
+
+    /// Images this process stored or found (an entry written with a URL in its
+    /// metadata, or one ``containsEntry(forKey:in:ofImage:)`` found) of which
+    /// it then evicted the original or a thumbnail to make room: they are no
+    /// longer cached, though this process cached them.
+    public struct ImageEvictions: Sendable, Hashable {
+        /// Images with an entry evicted, each counted once.
+        public var images = 0
+        /// The bytes on disk of every entry of those images this process
+        /// stored or found, evicted or not: about what the cache needs to hold them all.
+        public var bytesNeeded = 0
+
+        public init(images: Int = 0, bytesNeeded: Int = 0) {
+            self.images = images
+            self.bytesNeeded = bytesNeeded
+        }
     }
 
     /// Opens (creating if needed) the cache at `directory`.
@@ -109,12 +138,16 @@ public final class DiskCache: Sendable {
                 try FileSystem.createDirectories("\(self.directory)/\(namespace.rawValue)")
             }
             fileLock = try FileLock(path: "\(self.directory)/lock")
+            directoryDescriptor = open(self.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard directoryDescriptor >= 0 else { throw FileSystem.failure("cannot open", self.directory) }
         } catch {
             throw DiskCacheError.unusableDirectory(directory, reason: "\(error)")
         }
         index = Mutex(DiskCacheIndex(journalPath: "\(self.directory)/journal"))
         try changeIndex(rebuilding: true) { _ in }
     }
+
+    deinit { close(directoryDescriptor) }
 
     /// The entry for `key`, or `nil` when there is none (or it was damaged and
     /// has just been removed). A hit marks the entry most recently used.
@@ -129,7 +162,7 @@ public final class DiskCache: Sendable {
         guard let file else { return nil }
         let now = FileSystem.now()
         guard let entry = DiskCacheEntryFormat.decode(file, lastUsedAt: now / 1_000_000_000), entry.key == key else {
-            try discardDamaged(id: id, path: path)
+            try discardDamaged(id: id)
             return nil
         }
         FileSystem.touch(path)
@@ -139,12 +172,25 @@ public final class DiskCache: Sendable {
 
     /// Whether an entry for `key` is on disk, without reading it (reading
     /// verifies it; an entry found damaged then is removed and reported as a miss).
-    public func containsEntry(forKey key: String, in namespace: Namespace) -> Bool {
-        FileSystem.status(location(of: key, in: namespace).path) != nil
+    /// - Parameter url: the image the entry belongs to (its original's key): an
+    ///   entry found is then followed in ``imageEvictions``.
+    public func containsEntry(forKey key: String, in namespace: Namespace, ofImage url: String? = nil) -> Bool {
+        let (id, path) = location(of: key, in: namespace)
+        guard let url else { return FileSystem.status(path) != nil }
+        // Under the index's lock, which eviction holds: an entry evicted between the look and
+        // the following would be followed though gone, and its eviction never counted.
+        return index.withLock { _ in
+            guard let status = FileSystem.status(path) else { return false }
+            imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: FileSystem.onDiskSize(status))
+            return true
+        }
     }
 
     /// What this process has evicted so far, to respect ``sizeLimit``.
     public var evictions: Evictions { evictedByThisProcess.withLock { $0 } }
+
+    /// The images this process cached and then evicted itself, to make room for others.
+    public var imageEvictions: ImageEvictions { imageTracker.evictions }
 
     /// Stores `bytes` under `key`, replacing any earlier entry, removing least
     /// recently used entries first if the limit requires it, or if the file
@@ -173,7 +219,7 @@ public final class DiskCache: Sendable {
         } catch {
             throw DiskCacheError.writing(path, error)
         }
-        try commit(temporary, occupying: onDisk, as: id, at: path)
+        try commit(temporary, occupying: onDisk, as: id, at: path, ofImage: metadata.url)
     }
 
     /// Starts an entry for `key` whose payload arrives in pieces (a download):
@@ -210,11 +256,11 @@ public final class DiskCache: Sendable {
         }
         guard let entry else {
             close(descriptor)
-            try discardDamaged(id: id, path: path)
+            try discardDamaged(id: id)
             return nil
         }
         guard entry.key == key else {
-            try discardDamaged(id: id, path: path)
+            try discardDamaged(id: id)
             return nil
         }
         FileSystem.touch(path)
@@ -223,8 +269,9 @@ public final class DiskCache: Sendable {
     }
 
     /// Renames a finished temporary file into place as the entry `id`, after
-    /// evicting what the limit requires; the temporary file is removed on failure.
-    func commit(_ temporary: String, occupying onDisk: Int, as id: String, at path: String) throws {
+    /// evicting what the limit requires; the temporary file is removed on
+    /// failure. An entry of the image at `url` is followed in ``imageEvictions``.
+    func commit(_ temporary: String, occupying onDisk: Int, as id: String, at path: String, ofImage url: String?) throws {
         guard onDisk <= sizeLimit else {
             try? FileSystem.remove(temporary)
             throw DiskCacheError.entryTooLarge(bytes: onDisk, limit: sizeLimit)
@@ -242,6 +289,8 @@ public final class DiskCache: Sendable {
                     throw error
                 }
                 try index.compactIfNeeded()
+                // Before the lock is let go, so that no eviction can come between.
+                if let url { imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: onDisk) }
             }
         } catch {
             try? FileSystem.remove(temporary)
@@ -294,26 +343,35 @@ public final class DiskCache: Sendable {
 
     /// Removes the entry for `key`, if any.
     public func removeEntry(forKey key: String, in namespace: Namespace) throws {
-        let (id, path) = location(of: key, in: namespace)
+        let id = location(of: key, in: namespace).id
         try changeIndex { index in
-            try FileSystem.remove(path)
+            try removeFile(of: id)
             try index.remove(id)
+            imageTracker.removed(id)
         }
     }
 
     /// Removes every entry, the files first (on a full disk they make the
     /// room the journal then needs). Whatever else is in the namespaces'
     /// folders (a folder named like an entry, a file the cache did not
-    /// write) stays where it is and is reported.
+    /// write, a symbolic link, never followed) stays where it is and is reported.
     @discardableResult
     public func removeAll() throws -> Removal {
         try changeIndex { index in
-            let scan = try scanDirectory()
-            var removal = Removal(foreign: scan.foreign)
-            for (id, record) in scan.entries {
-                try FileSystem.remove(filePath(of: id))
-                removal.entries += 1
-                removal.bytes += record.bytes
+            var removal = Removal()
+            try walk.forEach { found in
+                switch found {
+                case let .entry(entry):
+                    try FileSystem.remove(entry.name, in: entry.folder, path: entry.path)
+                    removal.entries += 1
+                    removal.bytes += FileSystem.onDiskSize(entry.status)
+                case let .temporary(name, folder, path):
+                    if Self.writerIsGone(temporaryName: name) { try FileSystem.remove(name, in: folder, path: path) }
+                case let .symbolicLink(path):
+                    removal.symbolicLinks.append(path)
+                case let .foreign(path):
+                    removal.foreign.append(path)
+                }
             }
             try index.replaceAll(with: [:])
             return removal
@@ -323,7 +381,7 @@ public final class DiskCache: Sendable {
     /// Entries and bytes per namespace, as all processes have left them.
     public func statistics() throws -> Statistics {
         try changeIndex { index in
-            var statistics = Statistics(sizeLimit: sizeLimit)
+            var statistics = Statistics(sizeLimit: sizeLimit, symbolicLinks: linksAtLastScan.withLock { $0 })
             for namespace in Namespace.allCases {
                 statistics.entries[namespace] = 0
                 statistics.bytes[namespace] = 0
@@ -337,30 +395,38 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Reads every entry and checks it, a piece at a time (an original is never
-    /// held whole); with `repair`, removes the damaged ones.
+    /// Reads every entry file in the directory and checks it, a piece at a
+    /// time (an original is never held whole); with `repair`, removes the
+    /// damaged ones. Symbolic links are reported, never followed.
     public func verify(repair: Bool) throws -> VerificationReport {
         var report = VerificationReport()
         var damagedIDs: [String] = []
-        let ids = try changeIndex { index in Array(index.records.keys) }
-        for id in ids.sorted() {
-            let path = filePath(of: id)
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }  // removed meanwhile
-            report.checked += 1
-            let reason: String
-            if let entry = try? OpenedDiskCacheEntry(checking: descriptor, path: path) {
-                guard location(of: entry.key, in: Self.namespace(of: id) ?? .originals).id != id else { continue }
-                reason = "holds the entry for another key"
-            } else {
-                close(descriptor)
-                reason = "checksum or layout does not match"
+        try walk.forEach { found in
+            switch found {
+            case let .entry(entry):
+                guard let descriptor = FileSystem.openFile(entry.name, in: entry.folder) else {
+                    if errno == ELOOP { report.symbolicLinks.append(entry.path) }  // swapped for a link since the listing
+                    return  // else removed meanwhile
+                }
+                report.checked += 1
+                let reason: String
+                if let opened = try? OpenedDiskCacheEntry(checking: descriptor, path: entry.path) {
+                    guard location(of: opened.key, in: entry.namespace).id != entry.id else { return }
+                    reason = "holds the entry for another key"
+                } else {
+                    close(descriptor)
+                    reason = "checksum or layout does not match"
+                }
+                report.damaged.append((entry.path, reason))
+                damagedIDs.append(entry.id)
+            case let .symbolicLink(path):
+                report.symbolicLinks.append(path)
+            case .temporary, .foreign:
+                break
             }
-            report.damaged.append((path, reason))
-            damagedIDs.append(id)
         }
         if repair {
-            for id in damagedIDs { try discardDamaged(id: id, path: filePath(of: id)) }
+            for id in damagedIDs { try discardDamaged(id: id) }
             report.repaired = true
         }
         return report
@@ -377,12 +443,12 @@ public final class DiskCache: Sendable {
         try index.withLock { index in
             try fileLock.withLock {
                 if rebuilding {
-                    try index.replaceAll(with: scanDirectory().entries)
+                    try index.replaceAll(with: scanDirectory())
                 } else {
                     do {
                         try index.synchronize()
                     } catch is DiskCacheIndex.Missing {
-                        try index.replaceAll(with: scanDirectory().entries)
+                        try index.replaceAll(with: scanDirectory())
                     }
                 }
                 return try body(&index)
@@ -407,8 +473,9 @@ public final class DiskCache: Sendable {
                     continue
                 }
             }
-            try FileSystem.remove(path)
+            try removeFile(of: candidate.id)
             try index.remove(candidate.id)
+            imageTracker.evicted(candidate.id)
             freed += candidate.record.bytes
             evictedByThisProcess.withLock {
                 $0.entries += 1
@@ -418,44 +485,56 @@ public final class DiskCache: Sendable {
         return freed
     }
 
-    private func discardDamaged(id: String, path: String) throws {
+    private func discardDamaged(id: String) throws {
         try changeIndex { index in
-            try FileSystem.remove(path)
+            try removeFile(of: id)
             try index.remove(id)
+            imageTracker.removed(id)
         }
     }
 
-    /// Every entry file on disk, with its size and modification time, and the
-    /// paths in the namespaces that are not entries (nor temporary files);
-    /// removes temporary files whose writer is gone.
-    private func scanDirectory() throws -> (entries: [String: DiskCacheIndex.Record], foreign: [String]) {
+    /// The namespace folders, walked from the open cache directory.
+    private var walk: CacheDirectoryWalk { CacheDirectoryWalk(directory: directoryDescriptor, path: directory) }
+
+    /// Removes the file of the entry `id` through the cache's own folders: a
+    /// namespace or shard folder that is a symbolic link (or gone) is not
+    /// entered, so nothing outside the cache is removed.
+    private func removeFile(of id: String) throws {
+        let (namespace, hex) = Self.parts(of: id)
+        let path = filePath(of: id)
+        func open(_ name: String, in parent: Int32) throws -> Int32? {
+            if let folder = FileSystem.openDirectory(name, in: parent) { return folder }
+            if [ENOENT, ELOOP, ENOTDIR].contains(errno) { return nil }
+            throw FileSystem.failure("cannot open the folder of", path)
+        }
+        guard let root = try open(namespace, in: directoryDescriptor) else { return }
+        defer { close(root) }
+        guard let folder = try open(String(hex.prefix(2)), in: root) else { return }
+        defer { close(folder) }
+        try FileSystem.remove(hex, in: folder, path: path)
+    }
+
+    /// Every entry file in the namespace folders, with its size and
+    /// modification time; removes temporary files whose writer is gone, and
+    /// notes the symbolic links it passed over (see ``Statistics/symbolicLinks``).
+    private func scanDirectory() throws -> [String: DiskCacheIndex.Record] {
         var entries: [String: DiskCacheIndex.Record] = [:]
-        var foreign: [String] = []
-        for namespace in Namespace.allCases {
-            let root = "\(directory)/\(namespace.rawValue)"
-            for folder in FileSystem.contents(of: root).sorted() {
-                guard folder.count == 2, FileSystem.status("\(root)/\(folder)").map(FileSystem.isDirectory) == true else {
-                    foreign.append("\(root)/\(folder)")
-                    continue
-                }
-                for name in FileSystem.contents(of: "\(root)/\(folder)").sorted() {
-                    let path = "\(root)/\(folder)/\(name)"
-                    if name.hasPrefix(".tmp-") {
-                        if Self.writerIsGone(temporaryName: name) { try FileSystem.remove(path) }
-                        continue
-                    }
-                    guard name.count == 64, name.hasPrefix(folder), let status = FileSystem.status(path),
-                          FileSystem.isRegularFile(status)
-                    else {
-                        foreign.append(path)
-                        continue
-                    }
-                    entries["\(namespace.rawValue)/\(name)"] = DiskCacheIndex.Record(
-                        bytes: FileSystem.onDiskSize(status), lastUsed: FileSystem.modificationTime(status))
-                }
+        var links: [String] = []
+        try walk.forEach { found in
+            switch found {
+            case let .entry(entry):
+                entries[entry.id] = DiskCacheIndex.Record(bytes: FileSystem.onDiskSize(entry.status),
+                                                          lastUsed: FileSystem.modificationTime(entry.status))
+            case let .temporary(name, folder, path):
+                if Self.writerIsGone(temporaryName: name) { try FileSystem.remove(name, in: folder, path: path) }
+            case let .symbolicLink(path):
+                links.append(path)
+            case .foreign:
+                break
             }
         }
-        return (entries, foreign)
+        linksAtLastScan.withLock { $0 = links }
+        return entries
     }
 
     /// `.tmp-<pid>-<random>`: the writer is gone when no process has that pid.
@@ -472,9 +551,14 @@ public final class DiskCache: Sendable {
 
     /// `<dir>/<namespace>/<first two hex digits>/<hex>`.
     private func filePath(of id: String) -> String {
-        let hex = id.split(separator: "/").last ?? ""
-        let namespace = id.split(separator: "/").first ?? ""
+        let (namespace, hex) = Self.parts(of: id)
         return "\(directory)/\(namespace)/\(hex.prefix(2))/\(hex)"
+    }
+
+    /// The namespace and the hex digest of the entry `id`.
+    private static func parts(of id: String) -> (namespace: String, hex: String) {
+        let parts = id.split(separator: "/")
+        return (String(parts.first ?? ""), String(parts.last ?? ""))
     }
 
     private static func namespace(of id: String) -> Namespace? {

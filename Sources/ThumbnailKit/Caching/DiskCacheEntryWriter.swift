@@ -28,6 +28,8 @@ public final class DiskCacheEntryWriter: Sendable {
     private let path: String
     private let temporary: String
     private let metadataLength: Int
+    /// The image the entry belongs to (see ``DiskCache/imageEvictions``).
+    private let imageURL: String?
     private let state: Mutex<State>
     /// Marks the entry open in its cache (see ``EntriesInUse``) while this writer lives.
     private let use: EntriesInUse.Use
@@ -37,6 +39,7 @@ public final class DiskCacheEntryWriter: Sendable {
         self.id = id
         self.path = path
         self.temporary = temporary
+        imageURL = metadata.url
         let fields = DiskCacheEntryFormat.fields(key: key, metadata: metadata)
         metadataLength = fields.count
         let descriptor: Int32
@@ -123,7 +126,7 @@ public final class DiskCacheEntryWriter: Sendable {
                 throw DiskCacheError.writing(path, error)
             }
         }
-        try cache.commit(temporary, occupying: onDisk, as: id, at: path)
+        try cache.commit(temporary, occupying: onDisk, as: id, at: path, ofImage: imageURL)
     }
 
     /// Removes the temporary file; nothing of it remains. Safe to call more than once.

@@ -29,6 +29,7 @@ public struct DataRequest: Sendable, Hashable {
     /// An `http(s)://` or `file://` URL, or a plain path.
     public var url: String
     /// Refuse anything larger, judged by the announced length before reading and by the bytes while reading. Default: 50 MB.
+    /// A limit always: 0 accepts an empty body only.
     public var maximumBytes: Int
     /// Validators of a copy already held, for a conditional request (a 304 costs no body).
     public var validators: Validators?

@@ -277,13 +277,14 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Which copies of `url` the disk tiers hold now, without reading them:
     /// whether the original is there, and which of `sizes` have a thumbnail.
+    /// The copies found count as this process's in ``DiskCache/imageEvictions``.
     /// Synchronous: it stats one file per copy, on the caller's thread, so
     /// call it off the main thread and the cooperative pool for many URLs.
     public func storedCopies(of url: String, sizes: Set<ThumbnailSize>) -> StoredCopies {
         guard let disk = configuration.diskCache, let stored else {
             return StoredCopies(hasOriginal: false, thumbnailSizes: [])
         }
-        return StoredCopies(hasOriginal: disk.containsEntry(forKey: url, in: .originals),
+        return StoredCopies(hasOriginal: disk.containsEntry(forKey: url, in: .originals, ofImage: url),
                             thumbnailSizes: sizes.filter { stored.contains(ThumbnailKey(url: url, size: $0)) })
     }
 

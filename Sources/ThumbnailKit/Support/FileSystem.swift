@@ -195,6 +195,10 @@ enum FileSystem {
     static func contents(of path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
+        return names(in: directory)
+    }
+
+    private static func names(in directory: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -203,6 +207,50 @@ enum FileSystem {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Opens the directory `name` inside the open directory `parent` without
+    /// following a symbolic link: `nil` when `name` is missing, is a symbolic
+    /// link (`ELOOP`) or is not a directory (`ENOTDIR`); `errno` tells which.
+    static func openDirectory(_ name: String, in parent: Int32) -> Int32? {
+        let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// Opens the file `name` inside the open directory `parent` for reading,
+    /// without following a symbolic link; `nil` when that fails (`errno` says why).
+    static func openFile(_ name: String, in parent: Int32) -> Int32? {
+        let descriptor = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// The names in the open directory `directory` (not `.` or `..`); the
+    /// descriptor stays open and the caller's.
+    static func contents(of directory: Int32) -> [String] {
+        let copy = dup(directory)
+        guard copy >= 0 else { return [] }
+        guard let stream = fdopendir(copy) else {
+            close(copy)
+            return []
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        return names(in: stream)
+    }
+
+    /// What `name` inside the open directory `directory` is, without following
+    /// a symbolic link (`lstat`); `nil` when it is not there.
+    static func status(_ name: String, in directory: Int32) -> stat? {
+        var status = stat()
+        return fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0 ? status : nil
+    }
+
+    static func isSymbolicLink(_ status: stat) -> Bool { (status.st_mode & S_IFMT) == S_IFLNK }
+
+    /// Removes the file `name` inside the open directory `directory` (a
+    /// symbolic link itself, never what it points to); one already gone is fine.
+    static func remove(_ name: String, in directory: Int32, path: String) throws {
+        if unlinkat(directory, name, 0) != 0 && errno != ENOENT { throw failure("cannot remove", path) }
     }
 
     /// Removes a file; a file that is already gone is fine.

@@ -66,7 +66,10 @@ public struct CacheWarmer: Sendable {
         let before = await storedCopies(of: url)
         if !revalidate, isComplete(before) { return .alreadyCached }
         let made: Made
-        switch await make(url, sizes: sizes, revalidate: revalidate, tally: tally) {
+        // Thumbnails without their original (evicted): the thumbnail tier would answer and the
+        // original stay missing, so the image is fetched and made again.
+        let policy: CachePolicy = revalidate ? .revalidate : before.hasOriginal ? .useCache : .reload
+        switch await make(url, sizes: sizes, policy: policy, tally: tally) {
         case let .made(result):
             made = result
         case let .cancelled(bytes):
@@ -107,7 +110,7 @@ public struct CacheWarmer: Sendable {
         }
         let remaining = missing.subtracting(copied)
         if remaining.isEmpty { return .copiedToObjectStore }
-        switch await make(url, sizes: remaining, revalidate: false, tally: tally) {
+        switch await make(url, sizes: remaining, policy: .useCache, tally: tally) {
         case let .made(made):
             if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
             tally.wrote(remaining.count)
@@ -135,10 +138,10 @@ public struct CacheWarmer: Sendable {
     }
 
     /// Makes the thumbnails of `url` at `sizes` through the pipeline and waits for their copies to be stored.
-    private func make(_ url: String, sizes: Set<ThumbnailSize>, revalidate: Bool, tally: Tally) async -> Making {
+    private func make(_ url: String, sizes: Set<ThumbnailSize>, policy: CachePolicy, tally: Tally) async -> Making {
         let received = Mutex(0)
         do {
-            let storageFailure = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: revalidate ? .revalidate : .useCache) { event in
+            let storageFailure = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: policy) { event in
                 guard case let .fetching(transfer) = event else { return }
                 let added = received.withLock { previous in
                     defer { previous = transfer.receivedBytes }

@@ -209,4 +209,26 @@ import ThumbnailKit
         cache.removeAll()
         #expect(ledger.objects == 0 && ledger.bytes == 0)
     }
+
+    /// A peek that finds a value makes it the most recent, as a lookup does: a
+    /// row shown from memory is the last to be evicted, not the first.
+    @Test func aPeekHitBecomesTheMostRecentlyUsed() {
+        let cache = MemoryCache<String, Int>(costLimit: 3)
+        for (value, key) in ["a", "b", "c"].enumerated() { cache.insert(value, forKey: key, cost: 1) }
+
+        #expect(cache.peekValue(forKey: "a") == 0)
+        #expect(cache.keysByRecency == ["a", "c", "b"])
+        cache.insert(3, forKey: "d", cost: 1)
+        #expect(cache.peekValue(forKey: "a") == 0, "the peeked row survived the insertion")
+        #expect(cache.peekValue(forKey: "b") == nil, "the least recently used went instead")
+    }
+
+    /// A peek counts a hit, never a miss.
+    @Test func aPeekCountsHitsButNotMisses() {
+        let cache = MemoryCache<String, Int>(costLimit: 3)
+        cache.insert(1, forKey: "a", cost: 1)
+        _ = cache.peekValue(forKey: "a")
+        _ = cache.peekValue(forKey: "z")
+        #expect(cache.statistics.hits == 1 && cache.statistics.misses == 0)
+    }
 }

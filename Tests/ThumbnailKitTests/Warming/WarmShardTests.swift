@@ -28,6 +28,29 @@ import ThumbnailKit
         #expect(WarmShard.all.contains("a"))
     }
 
+    /// Fixed URLs in fixed slices, as SHA-256 places them (computed apart, with
+    /// Python's hashlib): a per-process hash (`hashValue`) or another digest
+    /// cannot pass by chance, as it could with one URL and few slices.
+    static let pinned: [(url: String, of7: Int, of16: Int, of1000: Int)] = [
+        ("https://images.example.com/catalogue/0.jpg", 0, 0, 24),
+        ("https://images.example.com/catalogue/1.jpg", 4, 11, 714),
+        ("https://images.example.com/catalogue/2.jpg", 3, 8, 543),
+        ("https://images.example.com/catalogue/3.jpg", 6, 14, 924),
+        ("https://images.example.com/catalogue/42.jpg", 6, 15, 971),
+        ("https://images.example.com/catalogue/7919.jpg", 0, 0, 25),
+        ("https://images.example.com/catalogue/99991.jpg", 1, 3, 242),
+        ("https://images.example.com/catalogue/100002.jpg", 4, 9, 598),
+    ]
+
+    @Test(arguments: pinned.indices)
+    func fixedURLsFallInFixedSlices(index: Int) {
+        let (url, of7, of16, of1000) = Self.pinned[index]
+        for (count, slice) in [(7, of7), (16, of16), (1000, of1000)] {
+            let owners = (0..<count).filter { WarmShard(index: $0, count: count)!.contains(url) }
+            #expect(owners == [slice], "\(url) of \(count)")
+        }
+    }
+
     @Test func shardsParseAsIndexOverCountFromZero() {
         #expect(WarmShard(parsing: "0/4") == WarmShard(index: 0, count: 4))
         #expect(WarmShard(parsing: "3/4")?.description == "3/4")

@@ -27,9 +27,10 @@ struct StoredThumbnails: Sendable {
         "\(key.url)#\(key.size)#r\(renderingVersion)" + (appliesOrientation ? "" : "#unoriented")
     }
 
-    /// Whether a thumbnail for `key` is stored, without reading it.
+    /// Whether a thumbnail for `key` is stored, without reading it (one
+    /// found is followed in ``DiskCache/imageEvictions``).
     func contains(_ key: ThumbnailKey) -> Bool {
-        disk.containsEntry(forKey: diskKey(key), in: .thumbnails)
+        disk.containsEntry(forKey: diskKey(key), in: .thumbnails, ofImage: key.url)
     }
 
     /// The stored thumbnail for `key`, carrying its original's facts; `nil`
