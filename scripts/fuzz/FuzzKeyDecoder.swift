@@ -2,8 +2,8 @@
 // Sources/ThumbnailTerminal/KeyDecoder.swift and Key.swift.
 //
 // The input is what a terminal sends in raw mode, read whole and read in pieces. A finding: a crash,
-// or keys that depend on where the reads split the bytes (the first byte picks the piece size), or
-// bytes still pending once the input is flushed although no sequence is open.
+// keys that depend on where the reads split the bytes (the first byte picks the piece size), or more
+// bytes held for an incomplete sequence than KeyDecoder.longestSequence.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeyDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -18,6 +18,7 @@ public func fuzzKeyDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     while start < bytes.count {
         let end = min(start + pieceSize, bytes.count)
         piecesKeys += pieces.decode(Array(bytes[start..<end]))
+        precondition(pieces.heldByteCount <= KeyDecoder.longestSequence, "\(pieces.heldByteCount) bytes held")
         start = end
     }
     precondition(piecesKeys == wholeKeys, "keys differ when the input is read \(pieceSize) bytes at a time")
