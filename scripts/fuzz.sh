@@ -63,12 +63,12 @@ build_feeds_dependencies() {
 
 # A Swift harness: scripts/fuzz/Fuzz*.swift compiled in one module with the sources it fuzzes.
 build_swift_harness() {
-    local target="$1" sources=() flags=()
+    local target="$1" sources=() flags=() inputs=()
     case "$target" in
         json | xml)
-            [ -f "$work/CLazyCurl.o" ] || build_feeds_dependencies
             mapfile -t sources < <(find Sources/ThumbnailFeeds -name '*.swift' | sort)
             sources+=(scripts/fuzz/FeedFuzzing.swift)
+            inputs=(Sources/CLazyLibrary Sources/CLazyLibXML2 Sources/CLazyCurl)
             flags=(-I "$work/swift-modules" -I Sources/CLibXML2 -I Sources/CCurl -Xcc -I/usr/include/libxml2
                 "$work/CLazyLibrary.o" "$work/CLazyLibXML2.o" "$work/CLazyCurl.o")
             ;;
@@ -86,9 +86,11 @@ build_swift_harness() {
     esac
     # Reused while nothing it is built from changed: a build takes minutes on a busy machine.
     local output="$work/fuzz-$target"
-    if [ -x "$output" ] && [ -z "$(find "${sources[@]}" "scripts/fuzz/$harness.swift" scripts/fuzz.sh -newer "$output")" ]; then
+    if [ -x "$output" ] && [ -z "$(find "${sources[@]}" "${inputs[@]}" "scripts/fuzz/$harness.swift" scripts/fuzz.sh \
+        -newer "$output")" ]; then
         return
     fi
+    if [ ${#inputs[@]} -gt 0 ]; then build_feeds_dependencies; fi
     swiftc -swift-version 6 -parse-as-library -O -g -sanitize=fuzzer,address -use-ld=lld -module-name "$harness" \
         "${sources[@]}" "scripts/fuzz/$harness.swift" "${flags[@]}" -o "$output"
 }

@@ -27,26 +27,32 @@ enum TerminalFuzzUnescaper {
         var scalars = escaped.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {
             guard scalar == "\\" else {
-                result += Array(String(scalar).utf8)
+                UTF8.encode(scalar) { result.append($0) }
                 continue
             }
             switch scalars.next() {
             case "\\":
                 result.append(UInt8(ascii: "\\"))
             case "x":
-                guard let high = scalars.next(), let low = scalars.next(),
-                      let byte = UInt8(String(high) + String(low), radix: 16) else { return nil }
-                result.append(byte)
+                guard let high = hexDigit(scalars.next()), let low = hexDigit(scalars.next()) else { return nil }
+                result.append(UInt8(high << 4 | low))
             case "u":
                 guard scalars.next() == "{" else { return nil }
-                var digits = ""
-                while let next = scalars.next(), next != "}" { digits.unicodeScalars.append(next) }
-                guard let value = UInt32(digits, radix: 16), let decoded = Unicode.Scalar(value) else { return nil }
-                result += Array(String(decoded).utf8)
+                var value: UInt32 = 0
+                while let next = scalars.next(), next != "}" {
+                    guard let digit = hexDigit(next), value < 0x10_0000 else { return nil }
+                    value = value << 4 | UInt32(digit)
+                }
+                guard let decoded = Unicode.Scalar(value) else { return nil }
+                UTF8.encode(decoded) { result.append($0) }
             default:
                 return nil
             }
         }
         return result
+    }
+
+    private static func hexDigit(_ scalar: Unicode.Scalar?) -> UInt32? {
+        scalar.flatMap { Character($0).hexDigitValue }.map(UInt32.init)
     }
 }
