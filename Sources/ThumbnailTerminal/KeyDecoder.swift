@@ -4,23 +4,54 @@
 /// or a string the terminal sent (a late reply to a graphics query), is
 /// dropped whole, never leaked as characters.
 public struct KeyDecoder: Sendable {
+    /// The escape sequence begun and not complete yet, ESC first; at most ``longestSequence`` bytes.
     private var pending: [UInt8] = []
+    /// The rest of a sequence too long to be a key, or of a string, dropped byte by byte as it comes:
+    /// kept whole, an endless one would grow without bound and be searched again on every read.
+    private var skipping: Skipping?
+
+    /// The longest control sequence kept whole; keys are at most 3 bytes after `ESC [`. Longer ones
+    /// (mouse reports, replies) are dropped as they come.
+    static let longestSequence = 32
+
+    private enum Skipping: Sendable {
+        /// A control sequence (CSI), up to its final byte.
+        case controlSequence
+        /// A string the terminal sends (APC, DCS, OSC), up to ESC \ or, for OSC, BEL; `afterEscape`
+        /// when the byte before was ESC.
+        case string(endsAtBell: Bool, afterEscape: Bool)
+
+        /// What is still to drop after `byte`; `nil` when `byte` ended it.
+        func after(_ byte: UInt8) -> Skipping? {
+            switch self {
+            case .controlSequence:
+                return (0x40...0x7E).contains(byte) ? nil : self
+            case let .string(endsAtBell, afterEscape):
+                if (endsAtBell && byte == 0x07) || (afterEscape && byte == UInt8(ascii: "\\")) { return nil }
+                return .string(endsAtBell: endsAtBell, afterEscape: byte == 0x1B)
+            }
+        }
+    }
 
     public init() {}
 
+    /// How many bytes the decoder holds for a sequence not complete yet: at most ``longestSequence``.
+    var heldByteCount: Int { pending.count }
+
     /// The keys `bytes` complete.
     public mutating func decode(_ bytes: [UInt8]) -> [Key] {
-        pending += bytes
         var keys: [Key] = []
-        while let first = pending.first {
-            if first == 0x1B {
-                guard let (key, length) = Self.escapeSequence(pending) else { break }  // incomplete: wait for more
-                pending.removeFirst(length)
-                if let key { keys.append(key) }
-                continue
+        for byte in bytes {
+            if let skipped = skipping {
+                skipping = skipped.after(byte)
+            } else if !pending.isEmpty {
+                pending.append(byte)
+                if let key = continueSequence() { keys.append(key) }
+            } else if byte == 0x1B {
+                pending = [byte]
+            } else if let key = Self.plainKey(byte) {
+                keys.append(key)
             }
-            pending.removeFirst()
-            if let key = Self.plainKey(first) { keys.append(key) }
         }
         return keys
     }
@@ -29,9 +60,11 @@ public struct KeyDecoder: Sendable {
     /// came); the caller calls this when no byte has come for a moment.
     /// Returns the keys that were waiting behind it.
     public mutating func flushPendingEscape() -> [Key] {
-        guard pending.first == 0x1B else { return [] }
-        pending.removeFirst()
-        return decode([])
+        skipping = nil
+        guard !pending.isEmpty else { return [] }
+        let rest = Array(pending.dropFirst())
+        pending = []
+        return decode(rest)
     }
 
     private static func plainKey(_ byte: UInt8) -> Key? {
@@ -48,16 +81,22 @@ public struct KeyDecoder: Sendable {
         }
     }
 
-    /// The key and length of the escape sequence at the start of `bytes`
-    /// (`nil` key: complete but unknown); `nil` when it is not complete yet.
-    private static func escapeSequence(_ bytes: [UInt8]) -> (Key?, Int)? {
-        guard bytes.count >= 2 else { return nil }
-        switch bytes[1] {
+    /// The key the byte just added to `pending` completes, if any; `pending` is emptied when the
+    /// sequence is complete (`nil` key: complete but unknown) or the rest is to be dropped.
+    private mutating func continueSequence() -> Key? {
+        switch pending[1] {
         case UInt8(ascii: "["):
             // CSI: parameters and intermediates, then a final byte in 0x40…0x7E.
-            guard let end = bytes.dropFirst(2).firstIndex(where: { (0x40...0x7E).contains($0) }) else { return nil }
-            let body = String(decoding: bytes[2...end], as: UTF8.self)
-            let key: Key? = switch body {
+            guard pending.count > 2, let final = pending.last, (0x40...0x7E).contains(final) else {
+                if pending.count == Self.longestSequence {
+                    pending = []
+                    skipping = .controlSequence
+                }
+                return nil
+            }
+            let body = String(decoding: pending[2...], as: UTF8.self)
+            pending = []
+            return switch body {
             case "A": .up
             case "B": .down
             case "H", "1~", "7~": .top
@@ -66,29 +105,25 @@ public struct KeyDecoder: Sendable {
             case "6~": .pageDown
             default: nil
             }
-            return (key, end + 1)
         case UInt8(ascii: "O"):
-            guard bytes.count >= 3 else { return nil }
-            let key: Key? = switch bytes[2] {
+            guard pending.count == 3 else { return nil }
+            defer { pending = [] }
+            return switch pending[2] {
             case UInt8(ascii: "A"): .up
             case UInt8(ascii: "B"): .down
             case UInt8(ascii: "H"): .top
             case UInt8(ascii: "F"): .bottom
             default: nil
             }
-            return (key, 3)
         case UInt8(ascii: "_"), UInt8(ascii: "P"), UInt8(ascii: "]"):
             // A string a terminal sends (APC, DCS, OSC: a graphics reply that came after the
-            // detection gave up), up to ESC \ (or BEL for OSC): dropped whole, never read as keys.
-            var index = 2
-            while index < bytes.count {
-                if bytes[index] == 0x07, bytes[1] == UInt8(ascii: "]") { return (nil, index + 1) }
-                if bytes[index] == 0x1B, index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\") { return (nil, index + 2) }
-                index += 1
-            }
+            // detection gave up): dropped whole, never read as keys.
+            skipping = .string(endsAtBell: pending[1] == UInt8(ascii: "]"), afterEscape: false)
+            pending = []
             return nil
         default:
-            return (nil, 2)  // Alt+key: ignored
+            pending = []
+            return nil  // Alt+key: ignored
         }
     }
 }

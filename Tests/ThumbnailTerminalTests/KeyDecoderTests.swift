@@ -1,5 +1,5 @@
 import Testing
-import ThumbnailTerminal
+@testable import ThumbnailTerminal
 
 /// Raw terminal bytes to keys.
 @Suite struct KeyDecoderTests {
@@ -44,5 +44,23 @@ import ThumbnailTerminal
         #expect(decoder.decode([0x1B]) == [])
         #expect(decoder.flushPendingEscape() == [])
         #expect(decoder.decode(Array("k".utf8)) == [.up])
+    }
+
+    /// Found by `scripts/fuzz.sh keys`, whose rate fell from 1,600 to 75 inputs a second as they grew:
+    /// the bytes of a sequence not ended yet were kept and searched again on every read, so a long
+    /// string (a clipboard reply) or an endless control sequence cost memory without bound and time
+    /// with its square.
+    @Test(arguments: [("\u{1B}]52;c;", "A", "\u{07}"), ("\u{1B}_G", "x", "\u{1B}\\"), ("\u{1B}[", "1;", "A")])
+    func aSequenceThatGoesOnIsDroppedAsItComesNotKept(start: String, filler: String, end: String) {
+        var decoder = KeyDecoder()
+        var keys = decoder.decode(Array(("j" + start).utf8))
+        let read = Array(String(repeating: filler, count: 4096 / filler.utf8.count).utf8)
+        for _ in 0..<256 {
+            keys += decoder.decode(read)
+            #expect(decoder.heldByteCount <= KeyDecoder.longestSequence)
+            if decoder.heldByteCount > KeyDecoder.longestSequence { break }
+        }
+        keys += decoder.decode(Array((end + "k").utf8))
+        #expect(keys == [.down, .up], "1 MiB inside the sequence, then its end: nothing of it read as keys")
     }
 }

@@ -81,6 +81,21 @@ import ThumbnailKit
         #expect(failures.map { $0["url"] } == [url], "the JSON still says exactly what the feed said")
     }
 
+    /// Found by `scripts/fuzz.sh xml`, whose log filled with them: for a byte the declared encoding
+    /// cannot convert, libxml2 printed lines of its own ("encoding error : input conversion failed due
+    /// to input error, bytes 0x81 0x00 0x81 0x3C", "I/O error : encoder error") past thumbnailer's escaping.
+    @Test func aFeedInABrokenEncodingIsReportedByThumbnailerAlone() async throws {
+        let feed = temporary.path("feed.rss")
+        let bytes = Array(#"<?xml version="1.0" encoding="SHIFT_JIS"?><rss><channel><title>"#.utf8) + [0x81, 0x00, 0x81]
+            + Array("</title></channel></rss>\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: feed))
+        let run = try await runBlocking { try ChildProcess.run(["warm", feed, "--cache-dir", self.temporary.path("cache")]) }
+
+        #expect(run.status == 2, "\(run.standardError)")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines.allSatisfy { $0.hasPrefix("thumbnailer: cannot read the feed") }, "\(run.standardError)")
+    }
+
     @Test func aFeedThatCannotBeReadIsNamedEscaped() async throws {
         let feed = temporary.path("missing" + Self.attack + ".json")
         let run = try await runBlocking { try ChildProcess.run(["warm", feed, "--cache-dir", self.temporary.path("cache")]) }

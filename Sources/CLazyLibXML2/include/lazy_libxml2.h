@@ -17,7 +17,8 @@ extern "C" {
 /* Every function ThumbnailFeeds' XMLEventParser calls. */
 #define LAZY_LIBXML2_FUNCTIONS(X)                                                                         \
     X(xmlInitParser) X(xmlCreatePushParserCtxt) X(xmlCtxtUseOptions) X(xmlParseChunk) X(xmlStopParser)   \
-    X(xmlFreeParserCtxt) X(xmlFreeDoc) X(xmlSAX2GetLineNumber) X(xmlSAX2GetColumnNumber)
+    X(xmlFreeParserCtxt) X(xmlFreeDoc) X(xmlSAX2GetLineNumber) X(xmlSAX2GetColumnNumber)             \
+    X(xmlSetStructuredErrorFunc)
 
 /** Each function under its own name, with the type libxml2's headers declare for it. */
 typedef struct lazy_libxml2 {

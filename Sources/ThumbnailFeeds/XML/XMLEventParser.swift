@@ -50,6 +50,10 @@ enum XMLEventParser {
         guard let libxml2 = lazy_libxml2_load(&reason)?.pointee else {
             throw .libraryUnavailable(reason: reason.map { String(cString: $0) } ?? "libxml2 could not be loaded")
         }
+        // Errors raised outside the parser (a byte the declared encoding cannot convert, and the I/O
+        // error that follows) go to the thread's handler, which prints them to standard error by
+        // default, past the caller and its escaping; the parser reports the same failure to `sax`.
+        libxml2.xmlSetStructuredErrorFunc(nil) { _, _ in }
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = startElement

@@ -46,33 +46,35 @@ enum S3XMLText {
     }
 
     /// XML's five named entities and numeric character references undone.
+    ///
+    /// Found in the bytes, not in `Character`s: a combining mark after `&` or `;` (as in a message that
+    /// says `&amp;\u{301}`) joins it into another character, and the reference would go unread.
     private static func unescaped(_ text: ArraySlice<UInt8>) -> String {
-        let raw = String(decoding: text, as: UTF8.self)
-        guard raw.contains("&") else { return raw }
-        var result = ""
-        var rest = Substring(raw)
-        while let ampersand = rest.firstIndex(of: "&") {
+        guard text.contains(UInt8(ascii: "&")) else { return String(decoding: text, as: UTF8.self) }
+        var result: [UInt8] = []
+        var rest = text
+        while let ampersand = rest.firstIndex(of: UInt8(ascii: "&")) {
             result += rest[..<ampersand]
-            guard let semicolon = rest[ampersand...].firstIndex(of: ";") else { break }
-            let entity = rest[rest.index(after: ampersand)..<semicolon]
+            guard let semicolon = rest[ampersand...].firstIndex(of: UInt8(ascii: ";")) else { break }
+            let entity = String(decoding: rest[(ampersand + 1)..<semicolon], as: UTF8.self)
             switch entity {
-            case "amp": result += "&"
-            case "lt": result += "<"
-            case "gt": result += ">"
-            case "quot": result += "\""
-            case "apos": result += "'"
+            case "amp": result.append(UInt8(ascii: "&"))
+            case "lt": result.append(UInt8(ascii: "<"))
+            case "gt": result.append(UInt8(ascii: ">"))
+            case "quot": result.append(UInt8(ascii: "\""))
+            case "apos": result.append(UInt8(ascii: "'"))
             default:
                 let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
                     : entity.hasPrefix("#") ? UInt32(entity.dropFirst(), radix: 10) : nil
                 if let scalar = number.flatMap(Unicode.Scalar.init) {
-                    result.unicodeScalars.append(scalar)
+                    result += Array(String(scalar).utf8)
                 } else {
-                    result += "&\(entity);"
+                    result += rest[ampersand...semicolon]
                 }
             }
-            rest = rest[rest.index(after: semicolon)...]
+            rest = rest[(semicolon + 1)...]
         }
-        return result + rest
+        return String(decoding: result + rest, as: UTF8.self)
     }
 }
 
