@@ -96,6 +96,27 @@ import ThumbnailKit
         expectWithinTheProcessBound(run, "refused 10000×10000 WebP")
     }
 
+    /// `warm` of both giant images over loopback, at both sizes of the table (1200 px: libjpeg at
+    /// 2/8 with its coefficients spilled; 256 px: the DC-only path): the JPEG is cached, the WebP
+    /// fails with the bytes it needs, and the whole process stays within 64 MiB.
+    @Test func warmingBothGiantImagesStaysWithinTheProcessBound() throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        server.route("/giant.jpg", .init(body: GiantJPEG.progressive(width: 9000, height: 9000)))
+        server.route("/giant.webp", .init(body: GiantWebP.lossyWithAlpha(width: 10000, height: 10000)))
+        server.route("/feed.json", .init(body: JSONFeed.listing([server.url("/giant.jpg"), server.url("/giant.webp")])))
+        let run = try ChildProcess.run(["warm", server.url("/feed.json"), "--cache-dir", path("cache"), "--json",
+                                        "-s", "1200", "-s", "256"],
+                                       limits: ChildProcess.Limits(duration: .seconds(120), residentBytes: 1 << 30))
+
+        #expect(run.status == 1, "\(run.standardError)")
+        let summary = run.jsonObject
+        #expect(summary["failed"] as? Int == 1 && summary["thumbnailsWritten"] as? Int == 2, "\(run.standardOutput)")
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect((failures.first?["reason"] as? String)?.contains("needs 500") == true, "\(failures)")
+        expectWithinTheProcessBound(run, "warm of both giant images")
+    }
+
     /// The same kind of file small enough to fit (2000×2000: 20 MB of alpha buffers) decodes
     /// under the default limit, and is refused once the limit is set below what it needs.
     @Test func aLossyWebPWithAlphaThatFitsDecodesAndTheOptionSetsTheLimit() throws {
