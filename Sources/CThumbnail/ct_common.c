@@ -17,6 +17,20 @@ ct_status ct_fail(ct_error *error, ct_status status, const char *format, ...) {
     return status;
 }
 
+ct_status ct_fail_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit) {
+    char amount[64] = "more";
+    if (needed != 0)
+        snprintf(amount, sizeof amount, "%llu bytes (%.1f MiB) of", (unsigned long long)needed,
+                 (double)needed / (1u << 20));
+    char bound[48];
+    if (limit % (1u << 20) == 0)
+        snprintf(bound, sizeof bound, "%llu MiB", (unsigned long long)(limit >> 20));
+    else
+        snprintf(bound, sizeof bound, "%llu bytes", (unsigned long long)limit);
+    return ct_fail(error, CT_TOO_LARGE, "%s needs %s working memory, over the decoder memory limit of %s "
+                   "(--max-decoder-memory, DecodingLimits.maxDecoderMemory)", what, amount, bound);
+}
+
 const char *ct_status_name(ct_status status) {
     switch (status) {
     case CT_OK: return "ok";

@@ -14,6 +14,14 @@
 ct_status ct_fail(ct_error *error, ct_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
+/**
+ * Fails with CT_TOO_LARGE for a decode that needs `needed` bytes of working
+ * memory (0: more than it may have, how much more not known) past
+ * limits.max_decoder_memory `limit`, naming both and how to raise the limit;
+ * `what` names the decoder ("JPEG", "PNG", "WebP lossy frame with alpha").
+ */
+ct_status ct_fail_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit);
+
 /* ---- allocation accounting -------------------------------------------- */
 
 /**

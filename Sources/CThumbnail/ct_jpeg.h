@@ -86,11 +86,14 @@ void ct_jpeg_source_free(ct_jpeg_source *source, ct_alloc *alloc);
 
 /* ---- memory accounting ----------------------------------------------- */
 
+/** A virtual block array (ct_jpeg_spill.c); jpeglib.h leaves the type opaque. */
+struct jvirt_barray_control;
+
 /**
  * Wraps cinfo->mem so that every request libjpeg makes is counted in `alloc`
- * and checked against `limit` (0: none). Virtual arrays (a progressive
- * file's whole-image coefficient buffer) count at request time with the size
- * they take once realized.
+ * and checked against `limit` (0: none). Virtual block arrays (a progressive
+ * file's whole-image coefficient buffer) are ours (ct_jpeg_spill.c): whole in
+ * memory when they fit under the limit, else a window each and a temporary file.
  */
 typedef struct ct_jpeg_memory {
     ct_alloc *alloc;
@@ -101,16 +104,36 @@ typedef struct ct_jpeg_memory {
     JSAMPARRAY (*alloc_sarray)(j_common_ptr, int, JDIMENSION, JDIMENSION);
     JBLOCKARRAY (*alloc_barray)(j_common_ptr, int, JDIMENSION, JDIMENSION);
     jvirt_sarray_ptr (*request_virt_sarray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
-    jvirt_barray_ptr (*request_virt_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
+    void (*realize_virt_arrays)(j_common_ptr);
     void (*free_pool)(j_common_ptr, int);
+    /** The image's virtual block arrays, newest first. */
+    struct jvirt_barray_control *arrays;
+    /** The temporary file spilled arrays live in (-1: none), and its size. */
+    int spill_fd;
+    uint64_t spill_bytes;
 } ct_jpeg_memory;
 
 /** Call right after jpeg_create_*; uses cinfo->client_data. */
 void ct_jpeg_memory_install(ct_jpeg_memory *memory, j_common_ptr cinfo, ct_alloc *alloc, uint64_t limit);
 /** Call after jpeg_destroy_*: records the release of whatever the pools still held. */
 void ct_jpeg_memory_release(ct_jpeg_memory *memory);
-/** The message for an exceeded limit, shared with the decoder's error mapping. */
-void ct_jpeg_memory_limit_message(uint64_t limit, char *buffer, size_t size);
+/* ---- virtual block arrays that spill to a file (ct_jpeg_spill.c) ------- */
+
+/** The memory manager's request_virt_barray: the array's size only; nothing is allocated yet. */
+jvirt_barray_ptr ct_jpeg_spill_request(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
+                                       JDIMENSION rows, JDIMENSION max_access);
+/**
+ * realize_virt_arrays: the library's arrays, then ours, whole in memory when
+ * they all fit under the limit beside what is held, else each a window of
+ * at most 1 MiB (and half the room left under the limit) and a place in a
+ * temporary file.
+ */
+void ct_jpeg_spill_realize(j_common_ptr cinfo);
+/** access_virt_barray, with jmemmgr.c's semantics; moves the window through the file when it must. */
+JBLOCKARRAY ct_jpeg_spill_access(j_common_ptr cinfo, jvirt_barray_ptr array, JDIMENSION start_row,
+                                 JDIMENSION num_rows, boolean writable);
+/** Forgets the arrays (the image pool frees them) and closes the file. */
+void ct_jpeg_spill_close(ct_jpeg_memory *memory);
 
 /* ---- the ICC profile (ct_jpeg_icc.c) ---------------------------------- */
 

@@ -84,9 +84,7 @@ static ct_status ct_jpeg_failure(ct_jpeg_decoder *d, ct_error *error) {
         return ct_fail(error, CT_TRUNCATED, "JPEG: the file is truncated (%s)", text);
     if (status == CT_TOO_LARGE && d->memory.limit != 0
         && (d->error.pub.msg_code == JERR_OUT_OF_MEMORY || d->error.pub.msg_code == JERR_NO_BACKING_STORE)) {
-        char limit[96];
-        ct_jpeg_memory_limit_message(d->memory.limit, limit, sizeof limit);
-        return ct_fail(error, status, "JPEG: %s", limit);
+        return ct_fail_memory_limit(error, "JPEG", 0, d->memory.limit);
     }
     return ct_fail(error, status, "%s", d->error.message);
 }

@@ -5,10 +5,10 @@
  * max_memory_to_use when it realizes virtual arrays.
  *
  * libjpeg's own helpers call its allocators directly, not through these
- * pointers, so nothing is counted twice. A virtual array is counted when it
- * is requested, at the size it will take once realized; that is where a
- * progressive file's whole-image coefficient buffer lives, and counting it
- * early lets an oversized one fail before anything is allocated.
+ * pointers, so nothing is counted twice. Virtual block arrays, where a
+ * progressive file's whole-image coefficient buffer lives, are kept by
+ * ct_jpeg_spill.c and counted when they are realized: whole when they fit,
+ * else as the windows that stay in memory while the rest goes to a file.
  */
 #include <limits.h>
 #include <string.h>
@@ -17,22 +17,15 @@
 
 static ct_jpeg_memory *ct_jpeg_memory_of(j_common_ptr cinfo) { return (ct_jpeg_memory *)cinfo->client_data; }
 
-void ct_jpeg_memory_limit_message(uint64_t limit, char *buffer, size_t size) {
-    if (limit % (1u << 20) == 0)
-        snprintf(buffer, size, "needs more than %llu MiB working memory", (unsigned long long)(limit >> 20));
-    else
-        snprintf(buffer, size, "needs more than %.1f MiB working memory", (double)limit / (1u << 20));
-}
-
 /* Checks a request against the limit and records it; longjmps when it does not fit. */
 static void ct_jpeg_memory_take(j_common_ptr cinfo, int pool_id, uint64_t bytes) {
     ct_jpeg_memory *memory = ct_jpeg_memory_of(cinfo);
     uint64_t held = 0;
     for (int pool = 0; pool < JPOOL_NUMPOOLS; pool++) held += memory->pool_bytes[pool];
     if (memory->limit != 0 && (bytes > memory->limit || held > memory->limit - bytes)) {
-        char text[96];
-        ct_jpeg_memory_limit_message(memory->limit, text, sizeof text);
-        ct_jpeg_raise(cinfo, CT_TOO_LARGE, "%s", text);
+        ct_error failure;
+        ct_fail_memory_limit(&failure, "decoding", held + bytes < held ? UINT64_MAX : held + bytes, memory->limit);
+        ct_jpeg_raise(cinfo, CT_TOO_LARGE, "%s", failure.message);
     }
     /* A bad pool id is left for libjpeg to reject. */
     if (pool_id >= 0 && pool_id < JPOOL_NUMPOOLS) memory->pool_bytes[pool_id] += bytes;
@@ -73,17 +66,10 @@ static jvirt_sarray_ptr ct_jpeg_request_virt_sarray(j_common_ptr cinfo, int pool
                                                           max_access);
 }
 
-static jvirt_barray_ptr ct_jpeg_request_virt_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero,
-                                                    JDIMENSION blocks_per_row, JDIMENSION rows,
-                                                    JDIMENSION max_access) {
-    ct_jpeg_memory_take(cinfo, pool_id, ct_jpeg_array_bytes(rows, blocks_per_row, sizeof(JBLOCK)));
-    return ct_jpeg_memory_of(cinfo)->request_virt_barray(cinfo, pool_id, pre_zero, blocks_per_row, rows,
-                                                          max_access);
-}
-
 /* jpeg_finish_decompress and jpeg_abort free the image pool through here. */
 static void ct_jpeg_free_pool(j_common_ptr cinfo, int pool_id) {
     ct_jpeg_memory *memory = ct_jpeg_memory_of(cinfo);
+    if (pool_id == JPOOL_IMAGE) ct_jpeg_spill_close(memory);
     if (pool_id >= 0 && pool_id < JPOOL_NUMPOOLS) {
         ct_alloc_note(memory->alloc, -(int64_t)memory->pool_bytes[pool_id]);
         memory->pool_bytes[pool_id] = 0;
@@ -96,19 +82,22 @@ void ct_jpeg_memory_install(ct_jpeg_memory *memory, j_common_ptr cinfo, ct_alloc
     memset(memory, 0, sizeof *memory);
     memory->alloc = alloc;
     memory->limit = limit;
+    memory->spill_fd = -1;
     memory->alloc_small = manager->alloc_small;
     memory->alloc_large = manager->alloc_large;
     memory->alloc_sarray = manager->alloc_sarray;
     memory->alloc_barray = manager->alloc_barray;
     memory->request_virt_sarray = manager->request_virt_sarray;
-    memory->request_virt_barray = manager->request_virt_barray;
+    memory->realize_virt_arrays = manager->realize_virt_arrays;
     memory->free_pool = manager->free_pool;
     manager->alloc_small = ct_jpeg_alloc_small;
     manager->alloc_large = ct_jpeg_alloc_large;
     manager->alloc_sarray = ct_jpeg_alloc_sarray;
     manager->alloc_barray = ct_jpeg_alloc_barray;
     manager->request_virt_sarray = ct_jpeg_request_virt_sarray;
-    manager->request_virt_barray = ct_jpeg_request_virt_barray;
+    manager->request_virt_barray = ct_jpeg_spill_request;
+    manager->realize_virt_arrays = ct_jpeg_spill_realize;
+    manager->access_virt_barray = ct_jpeg_spill_access;
     manager->free_pool = ct_jpeg_free_pool;
     /* Also tell libjpeg, whose own accounting (with pool overhead) guards realize_virt_arrays. */
     if (limit != 0) manager->max_memory_to_use = limit > (uint64_t)LONG_MAX ? LONG_MAX : (long)limit;
@@ -117,6 +106,7 @@ void ct_jpeg_memory_install(ct_jpeg_memory *memory, j_common_ptr cinfo, ct_alloc
 
 void ct_jpeg_memory_release(ct_jpeg_memory *memory) {
     if (memory->alloc == NULL) return;
+    ct_jpeg_spill_close(memory);
     for (int pool = 0; pool < JPOOL_NUMPOOLS; pool++) {
         ct_alloc_note(memory->alloc, -(int64_t)memory->pool_bytes[pool]);
         memory->pool_bytes[pool] = 0;

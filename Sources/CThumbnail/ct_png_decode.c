@@ -59,8 +59,7 @@ static png_voidp ct_png_malloc(png_structp png, png_alloc_size_t size) {
     ct_png_reader *r = png_get_mem_ptr(png);
     uint64_t limit = r->limits->max_decoder_memory;
     if (limit != 0 && r->library_bytes + size > limit) {
-        ct_fail(&r->error, CT_TOO_LARGE, "PNG decoder needs more than the %llu-byte working-memory limit",
-                (unsigned long long)limit);
+        ct_fail_memory_limit(&r->error, "PNG", r->library_bytes + size, limit);
         return NULL;
     }
     void *block = ct_alloc_bytes(&r->alloc, size);

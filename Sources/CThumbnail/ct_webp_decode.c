@@ -137,8 +137,7 @@ static ct_status ct_webp_hold(ct_webp_decoder *d, ct_input *input, const ct_limi
     uint64_t wanted = available < d->riff_end ? available : d->riff_end;
     uint64_t limit = limits->max_decoder_memory;
     if (limit != 0 && wanted > limit)
-        return ct_fail(error, CT_TOO_LARGE, "WebP file is %llu bytes; the decoder must hold it whole, past the "
-                       "%llu-byte working-memory limit", (unsigned long long)wanted, (unsigned long long)limit);
+        return ct_fail_memory_limit(error, "WebP (held whole: libwebp decodes from memory)", wanted, limit);
     if (wanted > SIZE_MAX) return ct_fail(error, CT_TOO_LARGE, "WebP file is too large to hold in memory");
     d->held = ct_alloc_bytes(&d->alloc, (size_t)wanted);
     if (d->held == NULL)
@@ -259,12 +258,16 @@ static ct_status ct_webp_describe(ct_webp_decoder *d, const ct_limits *limits, c
     d->info.whole_image_bytes_per_pixel = ct_webp_frame_bytes_per_pixel(frame, d->lossless);
 
     d->frame_buffer_bytes = (uint64_t)frame->width * (uint64_t)frame->height * d->info.whole_image_bytes_per_pixel;
+    /* The whole-frame buffers come on top of the held file. */
+    uint64_t needed = d->frame_buffer_bytes + (d->held != NULL ? d->size : 0);
     uint64_t limit = limits->max_decoder_memory;
-    if (limit != 0 && d->frame_buffer_bytes > limit)
-        return ct_fail(error, CT_TOO_LARGE, "WebP %s frame of %dx%d needs %llu bytes of whole-frame buffers in "
-                       "libwebp; the working-memory limit is %llu bytes",
-                       d->lossless ? "lossless" : "lossy", frame->width, frame->height,
-                       (unsigned long long)d->frame_buffer_bytes, (unsigned long long)limit);
+    if (limit != 0 && d->frame_buffer_bytes > 0 && needed > limit) {
+        char what[96];
+        snprintf(what, sizeof what, "WebP %s frame of %dx%d (libwebp keeps its %s whole)",
+                 d->lossless ? "lossless" : "lossy", frame->width, frame->height,
+                 d->lossless ? "ARGB image" : "alpha plane");
+        return ct_fail_memory_limit(error, what, needed, limit);
+    }
     return CT_OK;
 }
 

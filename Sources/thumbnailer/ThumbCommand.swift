@@ -37,6 +37,8 @@ struct ThumbCommand: AsyncParsableCommand {
         discussion: "Each path falls back to the one before it where it does not apply (dc-only needs a 1/8 scale)."))
     var progressivePath: JPEGDecodePath = .dcOnly
 
+    @OptionGroup var decoderMemory: DecoderMemoryOption
+
     @Flag(help: "Print one JSON object per input instead of a line of text.")
     var json = false
 
@@ -53,7 +55,7 @@ struct ThumbCommand: AsyncParsableCommand {
             try AtomicFile.createDirectory(directory)
         }
         let job = ThumbJob(
-            decoder: ThumbnailDecoder(size: size, progressivePath: progressivePath),
+            decoder: ThumbnailDecoder(size: size, limits: decoderMemory.limits, progressivePath: progressivePath),
             encoder: ThumbnailEncoder(jpegQuality: quality),
             plan: plan)
         let reporter = ThumbReporter(json: json)

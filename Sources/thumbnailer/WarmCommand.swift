@@ -53,6 +53,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
     @Option(help: "Images decoded at once (default: one per core).")
     var decoders: Int?
 
+    @OptionGroup var decoderMemory: DecoderMemoryOption
+
     @Flag(help: "Revalidate stored originals (ETag/Last-Modified) and download only what changed.")
     var refresh = false
 
@@ -109,7 +111,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
             keepsOriginalsInObjectStore: store.storeOriginals, memoryCostLimit: 0,
             maximumConcurrentDownloads: concurrency,
             maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount,
-            retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: logger))
+            retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes,
+            decoder: ThumbnailDecoder(limits: decoderMemory.limits), logger: logger))
         let urls = feed.uniqueImageURLs.filter(shard.contains)
         let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: urls.count)
 

@@ -80,16 +80,24 @@ typedef struct ct_limits {
     uint64_t max_pixels;
     /**
      * Maximum working memory the codec library may allocate (libjpeg's
-     * max_memory_to_use; libpng's chunk malloc limit; giflib needs a fixed
-     * 26 KB or so and is not limited). A progressive JPEG needs a whole-image
-     * coefficient buffer, and libwebp whole-frame buffers for a lossless WebP
-     * or a lossy one's alpha: each is refused as too large when it does not
-     * fit. A WebP file read from disk is held whole and must fit too.
+     * memory manager; libpng's allocations and chunk malloc limit; giflib
+     * needs a fixed 26 KB or so and is not limited). The thumbnail itself is
+     * not counted. A progressive JPEG's whole-image coefficient buffer that
+     * does not fit is kept in an unlinked temporary file in $TMPDIR (or
+     * /tmp) with a window of about 1 MiB per component in memory, so it
+     * decodes within the limit at the cost of that file's I/O. libwebp's
+     * whole-frame buffers (a lossless WebP's ARGB image, a lossy one's alpha
+     * plane), with the WebP file held whole when read from disk, cannot be
+     * bounded that way: they are computed from the header and refused as too
+     * large, naming the bytes needed, before libwebp allocates them.
      */
     uint64_t max_decoder_memory;
 } ct_limits;
 
-/** The limits used when a caller has no opinion: 100 megapixels, 512 MiB working memory. */
+/**
+ * The limits used when a caller has no opinion: 100 megapixels, 32 MiB working
+ * memory, so that one decode of any image keeps a process near 64 MiB.
+ */
 ct_limits ct_default_limits(void);
 
 /**

@@ -9,23 +9,29 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxHeight: Int?
     /// Maximum source width × height. Default: 100 megapixels.
     public var maxPixels: Int?
-    /// Maximum working memory the codec library may allocate. A progressive
-    /// JPEG needs a whole-image coefficient buffer (about 6 bytes per pixel for
-    /// 4:2:0), a lossless WebP libwebp's whole ARGB image (4 bytes per pixel),
-    /// a lossy WebP with alpha its alpha plane (1, or up to 5 bytes per pixel):
-    /// each is refused when it does not fit, as is a WebP file too large to
-    /// hold (libwebp decodes from memory). Default: 512 MiB.
+    /// Maximum working memory the codec library may allocate (the thumbnail
+    /// itself is not counted). A progressive JPEG's whole-image coefficient
+    /// buffer (128 bytes for every 8×8 block of every component, about 6 bytes
+    /// per pixel for 4:2:0, 24 for 4:4:4) that does not fit goes to an unlinked
+    /// temporary file in `$TMPDIR` (or /tmp), with about 1 MiB per component
+    /// kept in memory: it decodes within the limit, at the cost of reading and
+    /// writing that file once per scan. libwebp's whole-frame buffers cannot
+    /// be bounded so: a lossless WebP's ARGB image (4 bytes per pixel), a lossy
+    /// WebP's alpha plane (1, or up to 5 bytes per pixel), with the WebP file
+    /// held whole, are refused as ``ThumbnailDecodingError/tooLarge(_:)``,
+    /// naming the bytes needed, before libwebp allocates them. Default: 32 MiB,
+    /// so one decode of any image keeps a process near 64 MiB.
     public var maxDecoderMemory: Int?
 
     public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxPixels: Int? = 100_000_000,
-                maxDecoderMemory: Int? = 512 * 1024 * 1024) {
+                maxDecoderMemory: Int? = 32 * 1024 * 1024) {
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
         self.maxPixels = maxPixels
         self.maxDecoderMemory = maxDecoderMemory
     }
 
-    /// The defaults: 100 megapixels and 512 MiB of working memory.
+    /// The defaults: 100 megapixels and 32 MiB of working memory.
     public static let `default` = DecodingLimits()
 
     var cValue: ct_limits {

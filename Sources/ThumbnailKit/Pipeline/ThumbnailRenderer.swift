@@ -1,7 +1,10 @@
-/// Decodes an original once, at the union of the sizes wanted of it, and
-/// scales that result down to each of them; at most `limiter.limit` at once,
-/// and of the decodes that need a whole-image buffer of `largeDecodeBytes` or
-/// more (progressive JPEGs), at most `largeLimiter.limit`.
+/// Makes every size of an original wanted at the time, each by a decode of
+/// its own at that size, so a thumbnail's pixels are those it gets alone
+/// whatever else is asked of the same original (a size scaled down from a
+/// larger one's decode differs: another DCT scale, two area filters); sizes
+/// that fit to the same dimensions share one. At most `limiter.limit` originals
+/// at once, and of those that need a whole-image buffer of `largeDecodeBytes`
+/// or more (progressive JPEGs), at most `largeLimiter.limit`.
 struct ThumbnailRenderer: Sendable {
     let decoder: ThumbnailDecoder
     let limiter: PriorityLimiter
@@ -37,24 +40,33 @@ struct ThumbnailRenderer: Sendable {
         priority.follow(with: ticket)
         return try await limiter.run(priority: priority.current, ticket: ticket) {
             // Read only now: sizes asked for while this waited are made too.
-            let sizes = wantedSizes()
-            var decoder = decoder
-            decoder.size = ThumbnailSize.union(of: sizes)
-            let largest = try await decodes.counting { try await decode(original, with: decoder) }
-            statistics.record { $0.decodes += 1 }
-            let source = largest.source
-            let (width, height) = decoder.appliesOrientation
-                ? (source.orientedWidth, source.orientedHeight) : (source.width, source.height)
             var thumbnails: [ThumbnailSize: Thumbnail] = [:]
-            for size in sizes {
-                let fitted = size.fitting(width: width, height: height)
-                thumbnails[size] = fitted == (largest.width, largest.height)
-                    ? largest
-                    : try largest.downscaled(toWidth: min(fitted.width, largest.width),
-                                             height: min(fitted.height, largest.height))
+            var byDimensions: [Dimensions: Thumbnail] = [:]
+            for size in wantedSizes() {
+                var decoder = decoder
+                decoder.size = size
+                if let made = thumbnails.values.first {
+                    let source = made.source
+                    let fitted = decoder.appliesOrientation
+                        ? size.fitting(width: source.orientedWidth, height: source.orientedHeight)
+                        : size.fitting(width: source.width, height: source.height)
+                    if let same = byDimensions[Dimensions(width: fitted.width, height: fitted.height)] {
+                        thumbnails[size] = same
+                        continue
+                    }
+                }
+                let thumbnail = try await decodes.counting { try await decode(original, with: decoder) }
+                statistics.record { $0.decodes += 1 }
+                byDimensions[Dimensions(width: thumbnail.width, height: thumbnail.height)] = thumbnail
+                thumbnails[size] = thumbnail
             }
             return thumbnails
         }
+    }
+
+    /// A thumbnail's size, after orientation: sizes that fit to the same one share a decode.
+    private struct Dimensions: Hashable {
+        let width: Int, height: Int
     }
 
     /// Decodes on a Dispatch thread; cancelling the task stops the decode between scanline batches.

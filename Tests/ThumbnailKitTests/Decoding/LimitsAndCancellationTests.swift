@@ -41,20 +41,35 @@ import Testing
         #expect(try ThumbnailDecoder(limits: exact).decode(contentsOfFile: file).width == 67)
     }
 
-    @Test func aProgressiveJPEGThatNeedsMoreWorkingMemoryThanAllowedIsRefused() throws {
+    /// libjpeg keeps all 64 coefficients of every block of a progressive file (2.4 MB here): past the
+    /// limit they go to a temporary file, and the thumbnail is the one an unbounded decode makes.
+    @Test func aProgressiveJPEGThatNeedsMoreWorkingMemoryThanAllowedSpillsItsCoefficients() throws {
         let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
         let tight = DecodingLimits(maxDecoderMemory: 1 << 20)
-        // libjpeg keeps all 64 coefficients of every block of a progressive file: more than 1 MiB here.
-        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 1 MiB working memory")) {
-            try ThumbnailDecoder(limits: tight, progressivePath: .skippingScans).decode(contentsOfFile: photo.path)
-        }
+        let spilled = try ThumbnailDecoder(limits: tight, progressivePath: .skippingScans).decode(contentsOfFile: photo.path)
+        let whole = try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: nil), progressivePath: .skippingScans)
+            .decode(contentsOfFile: photo.path)
+        #expect(spilled.maximumDifference(from: whole) == 0)
+        let spilledPeak = try #require(spilled.report?.peakDecodeBytes), wholePeak = try #require(whole.report?.peakDecodeBytes)
+        #expect(spilledPeak < (1 << 20) + 256 * 192 * 4, "peak \(spilledPeak) bytes")
+        #expect(wholePeak > 2 * spilledPeak, "unbounded: \(wholePeak) bytes, spilled: \(spilledPeak) bytes")
         // The DC-only path keeps one per block: the same budget is plenty, as it is for a baseline JPEG, which streams.
         #expect(try ThumbnailDecoder(limits: tight).decode(contentsOfFile: photo.path).report?.jpegPath == .dcOnly)
         let baseline = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "baseline"))
         #expect(try ThumbnailDecoder(limits: tight).decode(contentsOfFile: baseline.path).width == 256)
-        // Under a budget its DC planes (144 KiB) exceed, it leaves the file to libjpeg, which refuses it as before.
-        #expect(throws: ThumbnailDecodingError.tooLarge("JPEG: needs more than 0.1 MiB working memory")) {
-            try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: 64 << 10)).decode(contentsOfFile: photo.path)
+    }
+
+    /// Under a budget the DC planes (144 KiB) exceed, the DC-only path leaves the file to libjpeg,
+    /// whose windows do not fit either: refused, naming the bytes and the limit.
+    @Test func aProgressiveJPEGWhoseWindowsDoNotFitIsRefusedNamingTheBytes() throws {
+        let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
+        do {
+            let thumbnail = try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: 64 << 10)).decode(contentsOfFile: photo.path)
+            Issue.record("decoded within 64 KiB: \(thumbnail)")
+        } catch let ThumbnailDecodingError.tooLarge(message) {
+            #expect(message.hasPrefix("JPEG: decoding needs "), "\(message)")
+            #expect(message.contains(" bytes (0.1 MiB) of working memory, over the decoder memory limit of 65536 bytes"),
+                    "\(message)")
         }
     }
 

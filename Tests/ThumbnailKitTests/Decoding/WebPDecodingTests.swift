@@ -162,10 +162,12 @@ import Testing
 
     @Test func aLosslessFrameThatNeedsMoreWorkingMemoryThanAllowedIsRefused() throws {
         let path = Fixtures.testImage(Self.lossless)
-        // libwebp keeps a lossless frame's whole ARGB image: 256 × 192 × 4 bytes.
-        let needed = 256 * 192 * 4
+        // libwebp keeps a lossless frame's whole ARGB image: 256 × 192 × 4 bytes, beside the file held whole.
+        let needed = 256 * 192 * 4 + (try Fixtures.bytes(atPath: path).count)
         #expect(throws: ThumbnailDecodingError.tooLarge(
-            "WebP lossless frame of 256x192 needs 196608 bytes of whole-frame buffers in libwebp; the working-memory limit is 196607 bytes")) {
+            "WebP lossless frame of 256x192 (libwebp keeps its ARGB image whole) needs \(needed) bytes (0.2 MiB) of "
+                + "working memory, over the decoder memory limit of \(needed - 1) bytes "
+                + "(--max-decoder-memory, DecodingLimits.maxDecoderMemory)")) {
             try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: needed - 1)).decode(contentsOfFile: path)
         }
         #expect(try ThumbnailDecoder(limits: DecodingLimits(maxDecoderMemory: needed)).decode(contentsOfFile: path).width == 256)
@@ -185,7 +187,9 @@ import Testing
         let tight = DecodingLimits(maxDecoderMemory: size - 1)
         // From a file the decoder must hold the whole container; from memory it reads it in place.
         #expect(throws: ThumbnailDecodingError.tooLarge(
-            "WebP file is \(size) bytes; the decoder must hold it whole, past the \(size - 1)-byte working-memory limit")) {
+            "WebP (held whole: libwebp decodes from memory) needs \(size) bytes (\(String(format: "%.1f", Double(size) / 0x1p20)) MiB) "
+                + "of working memory, over the decoder memory limit of \(size - 1) bytes "
+                + "(--max-decoder-memory, DecodingLimits.maxDecoderMemory)")) {
             try ThumbnailDecoder(limits: tight).decode(contentsOfFile: path)
         }
         #expect(try ThumbnailDecoder(limits: tight).decode(try Fixtures.bytes(atPath: path)).width == 256)

@@ -13,8 +13,10 @@ struct StoredThumbnails: Sendable {
     /// What the stored thumbnails were drawn by, raised whenever the same original comes to make a
     /// different picture, so that thumbnails an earlier version stored are made again from their
     /// originals instead of being served. 2: colour profiles converted to sRGB, and JPEGs damaged
-    /// at their source drawn. Earlier thumbnails stay on disk until the byte limit evicts them.
-    static let renderingVersion = 2
+    /// at their source drawn. 3: each size decoded at its own size, never scaled down from another
+    /// size's decode, so its bytes no longer depend on the sizes asked for beside it. Earlier
+    /// thumbnails stay on disk until the byte limit evicts them.
+    static let renderingVersion = 3
 
     /// The disk key of a thumbnail. Orientation is part of it: a thumbnail
     /// made without applying EXIF orientation is a different picture.
