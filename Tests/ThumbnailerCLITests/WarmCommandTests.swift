@@ -170,6 +170,8 @@ import ThumbnailKit
         let failures = try #require(run.summary["failures"] as? [[String: String]])
         #expect(failures.count == 1 && failures.first?["url"] == "file:///etc/passwd")
         #expect(failures.first?["reason"]?.hasPrefix("refused") == true)
+        // The refused image is one of the images the run failed, not outside the count.
+        #expect(run.summary["images"] as? Int == 2 && run.summary["feedImages"] as? Int == 2, "\(run.summary)")
         #expect(try cacheStatistics().entries[.originals] == 1, "only the web image was stored")
     }
 
