@@ -113,6 +113,20 @@ import Testing
         #expect(run.peakResidentBytes <= Self.peakLimit, "peak RSS \(run.peakResidentBytes >> 20) MiB")
     }
 
+    /// Every image failing is counted, however many: the summary lists the first 100 with their reasons.
+    @Test func aLargeFeedWhoseEveryImageFailsCountsEachFailureInBoundedMemory() async throws {
+        let count = 20_000
+        server.route("/feed.json", .init(body: Self.tinyItemsFeed(of: count)))
+
+        let run = try await warm(server.url("/feed.json"), ["--retries", "1"], within: .seconds(600))
+        let summary = run.jsonObject
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(summary["images"] as? Int == count && summary["failed"] as? Int == count, "\(summary)")
+        let failures = summary["failures"] as? [[String: String]] ?? []
+        #expect(failures.count == 100 && failures.allSatisfy { $0["reason"] == "HTTP 404" })
+        #expect(run.peakResidentBytes <= Self.peakLimit, "peak RSS \(run.peakResidentBytes >> 20) MiB")
+    }
+
     @Test func anXMLFeedNestedMillionsDeepIsRefusedAtTheDepthLimit() async throws {
         // 32 MB: 4 M elements, each inside the one before, never closed.
         let document = Array(#"<?xml version="1.0"?><rss version="2.0">"#.utf8)

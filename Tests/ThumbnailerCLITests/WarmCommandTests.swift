@@ -175,6 +175,20 @@ import ThumbnailKit
         #expect(try cacheStatistics().entries[.originals] == 1, "only the web image was stored")
     }
 
+    /// A URL of kilobytes is one line of the summary, cut with “…”, in text and in JSON.
+    @Test func aLongURLIsShownCutInTheSummary() async throws {
+        let path = "/images/" + String(repeating: "a", count: 10_000) + ".jpg"
+        server.route("/feed.json", .init(body: Array(#"["\#(path)"]"#.utf8)))
+        let arguments = ["warm", server.url("/feed.json"), "--cache-dir", cacheDirectory]
+        let text = try await runBlocking { try ChildProcess.run(arguments) }
+        #expect(text.status == 1)
+        let failure = text.standardOutput.split(separator: "\n").first { $0.hasPrefix("  http") } ?? ""
+        #expect(failure.hasSuffix("…: HTTP 404") && failure.count == 2 + 300 + ": HTTP 404".count, "\(failure.prefix(400))")
+        let json = try await runBlocking { try ChildProcess.run(arguments + ["--json"]) }
+        let url = (json.jsonObject["failures"] as? [[String: String]])?.first?["url"] ?? ""
+        #expect(url.count == 300 && url.hasPrefix(server.url("/images/aaa")) && url.hasSuffix("…"), "\(url.prefix(400))")
+    }
+
     @Test func aDiskLimitSmallerThanTheFeedHoldsAndTheSummarySaysWhatWasEvicted() async throws {
         try serveImages()
         serveJSONFeed(at: "/feed.json")
