@@ -15,11 +15,13 @@ public enum FeedLimits {
     /// under a kilobyte.
     public static let maximumItemBytes = 1 << 20
 
-    /// `text` cut to at most `maximumTextBytes` UTF-8 bytes, at a character boundary, ending in “…” when cut.
+    /// The text of `utf8`, cut to at most `maximumTextBytes` UTF-8 bytes at a character boundary and
+    /// ending in “…” when the text was longer (`wasLonger`).
     static func cut(_ utf8: [UInt8], wasLonger: Bool) -> String {
         guard wasLonger else { return String(decoding: utf8, as: UTF8.self) }
         var kept = utf8.prefix(maximumTextBytes)
-        // Drop a character the cut split: trailing continuation bytes (10xxxxxx) and their lead byte.
+        // Drop the last character, which the cut may have split: trailing continuation bytes (10xxxxxx)
+        // and their lead byte.
         while let last = kept.last, last & 0b1100_0000 == 0b1000_0000 { kept.removeLast() }
         if let last = kept.last, last >= 0xC0 { kept.removeLast() }
         return String(decoding: kept, as: UTF8.self) + "…"

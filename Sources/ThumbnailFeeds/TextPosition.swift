@@ -3,17 +3,12 @@ struct TextPosition: Equatable {
     var line: Int
     var column: Int
 
-    /// The position of the byte at `offset` (or of the end, when `offset == bytes.count`).
+    /// The position of the byte at `offset` in `document` (or of the end, when `offset` is its count),
+    /// read again from its start in pieces.
     ///
     /// Columns count characters (Unicode scalars), not bytes, and a leading UTF-8 byte-order mark is not
     /// counted, which is what editors and libxml2 (for the XML errors) show. `\n`, `\r\n` and a lone `\r`
     /// each end a line.
-    init(offset: Int, in bytes: [UInt8]) {
-        // Bytes in memory cannot fail to be read.
-        self = (try? TextPosition(offset: offset, in: FeedBytes(bytes))) ?? TextPosition(line: 1, column: 1)
-    }
-
-    /// The position of the byte at `offset` in `document`, read again from its start in pieces.
     init(offset: Int, in document: FeedBytes) throws(FeedError) {
         let skipped = try document.bytes(in: 0..<UTF8.byteOrderMark.count).starts(with: UTF8.byteOrderMark)
             ? min(UTF8.byteOrderMark.count, offset) : 0
