@@ -73,8 +73,8 @@ import ThumbnailFeeds
         #expect {
             try FeedParser().parse(document, source: "https://example.com/f.json")
         } throws: { error in
-            guard case .malformedJSON(_, _, let reason) = error as? FeedError else { return false }
-            return reason.hasPrefix("the item at $.items[1] keeps more than 1 MiB")
+            guard case .unexpectedStructure(let path, let reason) = error as? FeedError else { return false }
+            return path == "$.items[1]" && reason.hasPrefix("the item keeps more than 1 MiB")
         }
     }
 

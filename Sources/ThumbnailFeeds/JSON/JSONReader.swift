@@ -213,9 +213,9 @@ struct JSONReader {
             current.keptBytes += 16
             item = current
             guard current.keptBytes <= FeedLimits.maximumItemBytes else {
-                throw failure("the item at \(list.path(of: current.index)) keeps more than "
-                              + "\(FeedLimits.maximumItemBytes >> 20) MiB of titles, image URLs and attachments, "
-                              + "the most an item may")
+                throw .unexpectedStructure(path: list.path(of: current.index),
+                                           reason: "the item keeps more than \(FeedLimits.maximumItemBytes >> 20) MiB "
+                                               + "of titles, image URLs and attachments, the most an item may")
             }
         }
         append(value, to: &container.values)
@@ -259,7 +259,7 @@ struct JSONReader {
         var utf8: [UInt8] = []
         var isLonger = false
         var validator = UTF8Validator()
-        func keep(_ bytes: some Collection<UInt8>) {
+        func keep(_ bytes: [UInt8]) {
             if utf8.count + bytes.count <= FeedLimits.maximumTextBytes {
                 utf8.append(contentsOf: bytes)
             } else {
@@ -280,7 +280,12 @@ struct JSONReader {
                 throw failure("a control character (U+\(hex(byte, digits: 4))) inside a string; JSON needs it escaped")
             default:
                 guard validator.accepts(byte, at: cursor.offset) else { throw invalidUTF8(at: validator.characterStart) }
-                keep(CollectionOfOne(byte))
+                // Not through `keep`: a call per byte costs the debug build's tests dearly.
+                if utf8.count < FeedLimits.maximumTextBytes {
+                    utf8.append(byte)
+                } else {
+                    isLonger = true
+                }
                 advance()
             }
         }
