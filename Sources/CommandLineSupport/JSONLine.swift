@@ -43,7 +43,7 @@ public struct JSONLine: Sendable {
     public var text: String { "{" + members.joined(separator: ",") + "}" }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259), and
-    /// with them DEL, the C1 controls and the bidi controls (``TerminalText/isControl(_:)``), which
+    /// with them DEL, the C1 controls, U+2028, U+2029 and the bidi controls (``TerminalText/isControl(_:)``), which
     /// JSON allows raw but a terminal showing the line would act on.
     public static func quoted(_ string: String) -> String {
         var result = "\""

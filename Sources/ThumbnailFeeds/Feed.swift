@@ -23,6 +23,20 @@ public struct Feed: Sendable, Hashable {
     }
 }
 
+/// What a feed is beside its items, which ``FeedParser/parse(_:source:onItem:onRefused:)`` hands over
+/// one at a time.
+public struct FeedOutline: Sendable, Hashable {
+    /// What the feed was recognised as, from its content.
+    public var format: FeedFormat
+    /// The feed's own title, when it has one.
+    public var title: String?
+
+    public init(format: FeedFormat, title: String? = nil) {
+        self.format = format
+        self.title = title
+    }
+}
+
 /// One entry of a feed: its title and its images (the first is the one a list shows).
 public struct FeedItem: Sendable, Hashable {
     /// The item's title, else `nil` (a list shows the image's file name).

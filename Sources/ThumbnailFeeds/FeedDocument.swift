@@ -1,7 +1,9 @@
-/// What a format reader found in a document, before its image URLs are resolved against the source and
-/// checked against the source policy (`FeedSource`).
+/// What a format reader found in a document beside its items, which it hands over one at a time as it
+/// reads them (`Entry`), before their image URLs are resolved against the source and checked against the
+/// source policy (`FeedSource`).
 struct FeedDocument {
-    /// One item of the feed, with its image URLs exactly as the document writes them.
+    /// One item of the feed, with its image URLs exactly as the document writes them (each cut to
+    /// `FeedLimits.maximumTextBytes`, ending in “…” when longer).
     struct Entry {
         var title: String?
         var imageReferences: [String]
@@ -9,5 +11,4 @@ struct FeedDocument {
 
     var format: FeedFormat
     var title: String?
-    var entries: [Entry]
 }

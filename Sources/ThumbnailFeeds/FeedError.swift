@@ -22,6 +22,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     /// e.g. "libxml2 (libxml2.so.2) could not be loaded: libxml2.so.2: cannot open shared object file: No such
     /// file or directory". Both are loaded when first needed, not when the process starts.
     case libraryUnavailable(reason: String)
+    /// The document could not be read back from where it was kept while parsing (a temporary file).
+    case unreadable(reason: String)
 
     public var description: String {
         switch self {
@@ -39,7 +41,7 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             "not a feed: \(reason)"
         case .noImages:
             "the feed names no images: no item has an image URL"
-        case .libraryUnavailable(let reason):
+        case .libraryUnavailable(let reason), .unreadable(let reason):
             reason
         }
     }

@@ -65,6 +65,10 @@ struct FeedSource {
     func resolve(_ reference: String) throws(FeedError) -> Resolution? {
         let trimmed = String(reference.trimmingWhitespace())
         guard !trimmed.isEmpty else { return nil }
+        // Readers keep a longer one cut, ending in “…”: no longer the URL the feed names.
+        guard trimmed.utf8.count <= FeedLimits.maximumTextBytes else {
+            return refuse(trimmed, "a URL longer than \(FeedLimits.maximumTextBytes >> 10) KiB, the most a feed's may be")
+        }
         guard let parsed = URLReference(trimmed) else { return refuse(trimmed, "not a valid URL") }
         let scheme = parsed.scheme?.lowercased() ?? base.scheme
         switch (scheme, base) {

@@ -12,8 +12,9 @@
 /// The escapes, one form each, so the output reads back unambiguously:
 /// - `\u{1B}`: a code point (at least two uppercase hex digits, as in Swift)
 ///   that is a C0 control (U+0000–U+001F, newline and tab included), DEL
-///   (U+007F), a C1 control (U+0080–U+009F) or a bidi control (U+061C,
-///   U+200E, U+200F, U+202A–U+202E, U+2066–U+2069);
+///   (U+007F), a C1 control (U+0080–U+009F), a line or paragraph separator
+///   (U+2028, U+2029: line breaks to some terminals and viewers) or a bidi
+///   control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069);
 /// - `\xFF`: a byte that is not part of valid UTF-8 (two uppercase hex digits),
 ///   only from ``escaped(utf8:)``;
 /// - `\\`: a backslash, so that no text can pass for an escape.
@@ -54,10 +55,11 @@ public enum TerminalText {
     }
 
     /// Whether a terminal acts on `scalar` rather than showing it: C0 and C1
-    /// controls, DEL and the bidi controls.
+    /// controls, DEL, the line and paragraph separators and the bidi controls.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x2028, 0x2029: true
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
         }

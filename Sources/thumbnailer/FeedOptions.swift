@@ -94,10 +94,10 @@ struct FeedOptions: ParsableArguments {
         }
     }
 
-    /// Fetches and parses the feed; a failure exits 2.
-    func loadFeed() async throws -> Feed {
+    /// Fetches and parses the feed, gathering the images of `shard`; a failure exits 2.
+    func loadImages(in shard: WarmShard) async throws -> FeedImageList {
         try await FeedSource(location: feed, imageKeyPath: imageKey, maximumBytes: maxFeedBytes.bytes)
-            .load(with: makeFeedLoader())
+            .images(in: shard, with: makeFeedLoader())
     }
 
     /// What fetches the feed, under the images' speed floor and time limits;

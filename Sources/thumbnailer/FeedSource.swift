@@ -4,28 +4,66 @@ import ThumbnailKit
 
 /// Where a feed comes from, and how it is fetched and parsed; a failure of
 /// either is the command's exit status 2.
+///
+/// The feed goes to a temporary file as it arrives (``SpoolFile``), and is
+/// parsed from there a piece at a time: memory never holds the document.
 struct FeedSource {
     /// An `http(s)://` URL, a `file://` URL or a path.
     let location: String
     let imageKeyPath: String?
     /// The largest feed document accepted, counted as its bytes arrive (from
-    /// the web or a file), so a larger one is never held whole.
+    /// the web or a file), so a larger one is never read whole.
     let maximumBytes: Int
 
+    /// The whole feed, for a list that shows all of it.
     func load(with loader: any DataLoading) async throws -> Feed {
-        let bytes: [UInt8]
+        let document = try await fetch(with: loader)
+        return try parsing { () throws(FeedError) in
+            try FeedParser(imageKeyPath: imageKeyPath)
+                .parse(FeedBytes(fileDescriptor: document.descriptor, count: document.count), source: location)
+        }
+    }
+
+    /// The images of the feed in `shard`, gathered item by item as it is parsed.
+    func images(in shard: WarmShard, with loader: any DataLoading) async throws -> FeedImageList {
+        let document = try await fetch(with: loader)
+        var list = try FeedImageList(shard: shard)
+        var spoolFailure: (any Error)?
+        list.outline = try parsing { () throws(FeedError) in
+            try FeedParser(imageKeyPath: imageKeyPath).parse(
+                FeedBytes(fileDescriptor: document.descriptor, count: document.count), source: location,
+                onItem: { item in
+                    guard spoolFailure == nil else { return }
+                    do { try list.add(item) } catch { spoolFailure = error }
+                },
+                onRefused: { list.refuse($0) })
+        }
+        if let spoolFailure { throw spoolFailure }
+        return list
+    }
+
+    /// The feed's bytes, in a temporary file.
+    private func fetch(with loader: any DataLoading) async throws -> SpoolFile {
+        let document = try SpoolFile()
         do {
-            bytes = try await loader.loadBytes(DataRequest(url: location, maximumBytes: maximumBytes))
+            _ = try await loader.load(DataRequest(url: location, maximumBytes: maximumBytes), into: document, progress: { _ in })
         } catch is CancellationError {
             throw CancellationError()
+        } catch let failure as CommandFailure {
+            throw failure
         } catch DataLoadingError.tooLarge(_, _, let limit) {
             throw CommandFailure("cannot fetch the feed \(location): it is larger than the limit of "
                 + "\(ByteCount(bytes: limit)) (\(limit) bytes); raise --max-feed-bytes to read it", exitCode: 2)
         } catch {
             throw CommandFailure("cannot fetch the feed: \(error)", exitCode: 2)
         }
+        return document
+    }
+
+    /// What `parse` returns; its error as the command's failure.
+    private func parsing<Result>(_ parse: () throws(FeedError) -> Result) throws -> Result {
         do {
-            return try FeedParser(imageKeyPath: imageKeyPath).parse(bytes, source: location)
+            return try parse()
         } catch {
             throw CommandFailure("cannot read the feed \(location): \(error)", exitCode: 2)
         }

@@ -100,7 +100,7 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         let shard = try slice()
         let cache = try source.cache.open()
         let objectStore = try await store.open()
-        let feed = try await source.loadFeed()
+        let feed = try await source.loadImages(in: shard)
         let loader = try source.makeImageLoader()
 
         var logger = Logger(label: "thumbnailer.warm")
@@ -113,21 +113,22 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
             maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount,
             retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes,
             decoder: ThumbnailDecoder(limits: decoderMemory.limits), logger: logger))
-        let urls = feed.uniqueImageURLs.filter(shard.contains)
-        let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: urls.count)
+        let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: feed.count)
 
         let warmer = CacheWarmer(pipeline: pipeline, sizes: sizes)
         let revalidate = refresh
         let cancellation = CancellationSwitch()
         // Listening before any work starts: a Ctrl-C at any moment stops the run cleanly.
         let interruption = Interruption { cancellation.cancel() }
-        let warming = Task { await warmer.warm(urls, revalidate: revalidate) { display.show($0) } }
+        let warming = Task { [urls = feed.urls, count = feed.count] in
+            await warmer.warm(urls, count: count, revalidate: revalidate) { display.show($0) }
+        }
         cancellation.attach(warming)
         let report = await warming.value
         interruption.stop()
         display.finish()
 
-        let summary = WarmSummary(feedLocation: source.feed, feed: feed, shard: shard, store: objectStore.map { ($0.configuration.location, $0.objectsWritten) },
+        let summary = WarmSummary(feedLocation: source.feed, feed: feed, store: objectStore.map { ($0.configuration.location, $0.objectsWritten) },
                                   sizes: sizes, report: report,
                                   cache: cache, elapsed: clock.now - started,
                                   peakResidentBytes: ProcessMemory.peakResidentBytes,

@@ -6,9 +6,9 @@ import ThumbnailTerminal
 /// What `warm` prints at the end: as text, or as one JSON object.
 struct WarmSummary {
     let feedLocation: String
-    let feed: Feed
-    /// The slice of the feed's images this process warmed.
-    let shard: WarmShard
+    /// The feed's images, and the slice of them this process warmed.
+    let feed: FeedImageList
+    private var shard: WarmShard { feed.shard }
     /// The object store, with `--store`: its location, and the objects this process wrote to it.
     let store: (location: String, objectsWritten: Int)?
     let sizes: Set<ThumbnailSize>
@@ -20,12 +20,11 @@ struct WarmSummary {
     let peakConcurrentDecodes: Int
     let interrupted: Bool
 
-    init(feedLocation: String, feed: Feed, shard: WarmShard, store: (location: String, objectsWritten: Int)?, sizes: Set<ThumbnailSize>,
+    init(feedLocation: String, feed: FeedImageList, store: (location: String, objectsWritten: Int)?, sizes: Set<ThumbnailSize>,
          report: WarmReport, cache: DiskCache,
          elapsed: Duration, peakResidentBytes: Int, peakConcurrentDecodes: Int, interrupted: Bool) {
         self.feedLocation = feedLocation
         self.feed = feed
-        self.shard = shard
         self.store = store
         self.sizes = sizes
         self.report = report
@@ -36,11 +35,25 @@ struct WarmSummary {
         self.interrupted = interrupted
     }
 
-    /// Images that failed, and images the feed named but may not be fetched;
-    /// each reason without the URL a loading error starts with, which the failure already names.
+    /// Images that failed, and images the feed named but may not be fetched.
+    var failed: Int { report.failed + feed.refusedCount }
+
+    /// The first of ``failed`` (``WarmReport/keptFailures`` of each kind);
+    /// each reason without the URL a loading error starts with, which the
+    /// failure already names, and both cut to ``shownCharacters``.
     var failures: [(url: String, reason: String)] {
-        report.failures.map { ($0.url, Self.reason($0.reason, withoutPrefix: $0.url)) }
+        let all = report.failures.map { ($0.url, Self.reason($0.reason, withoutPrefix: $0.url)) }
             + feed.refused.map { ($0.url, "refused: \($0.reason)") }
+        return all.map { (Self.cut($0.0), Self.cut($0.1)) }
+    }
+
+    /// The most characters of a URL or reason shown: one from a feed may be
+    /// kilobytes long, and a summary line is to be read.
+    static let shownCharacters = 300
+
+    /// `text`, cut to ``shownCharacters`` with “…” when longer.
+    static func cut(_ text: String) -> String {
+        text.count <= shownCharacters ? text : text.prefix(shownCharacters - 1) + "…"
     }
 
     /// Images this run cached and then evicted itself to make room for later
@@ -51,7 +64,7 @@ struct WarmSummary {
     }
 
     /// Whether every image is cached: none failed, none was evicted by the run.
-    var succeeded: Bool { failures.isEmpty && evictedImages.images == 0 }
+    var succeeded: Bool { failed == 0 && evictedImages.images == 0 }
 
     /// Why the cache does not hold the feed, when the run evicted images of it.
     private var evictionLine: String? {
@@ -76,10 +89,10 @@ struct WarmSummary {
     /// reasons and paths come from feeds and servers.
     var text: String {
         var lines = [
-            "feed        \(feedLocation) (\(feed.format.rawValue), \(feed.items.count) items, \(feed.uniqueImageURLs.count) images)",
+            "feed        \(Self.cut(feedLocation)) (\(feed.outline.format.rawValue), \(feed.items) items, \(feed.images) images)",
         ]
         if shard.count > 1 {
-            lines.append("shard       \(shard): \(report.images) of \(feed.uniqueImageURLs.count) images")
+            lines.append("shard       \(shard): \(report.images + feed.refusedCount) of \(feed.images) images")
         }
         if let store {
             lines.append("store       \(store.location): \(store.objectsWritten) objects written, "
@@ -91,9 +104,11 @@ struct WarmSummary {
                 + (report.notModified > 0 ? ", \(report.notModified) unchanged (304)" : "")
                 + (report.madeFromStoredOriginal > 0 ? ", \(report.madeFromStoredOriginal) made from stored originals" : ""),
             "thumbnails  \(report.thumbnailsWritten) written (\(sizeList.joined(separator: ", ")))",
-            "failed      \(failures.count)",
+            "failed      \(failed)",
         ]
-        lines += failures.map { "  \($0.url): \($0.reason)" }
+        let listed = failures
+        lines += listed.map { "  \($0.url): \($0.reason)" }
+        if failed > listed.count { lines.append("  … and \(failed - listed.count) more") }
         if let evictionLine { lines.append(evictionLine) }
         if interrupted { lines.append("interrupted \(report.unfinished) images left for the next run") }
         let evictions = cache.evictions
@@ -105,14 +120,14 @@ struct WarmSummary {
 
     var json: String {
         var line = JSONLine()
-        line.add("feed", feedLocation)
-        line.add("format", feed.format.rawValue)
-        line.add("items", feed.items.count)
-        line.add("images", report.images)
+        line.add("feed", Self.cut(feedLocation))
+        line.add("format", feed.outline.format.rawValue)
+        line.add("items", feed.items)
+        line.add("images", report.images + feed.refusedCount)
         line.add("shard", shard.description)
         line.add("shardIndex", shard.index)
         line.add("shardCount", shard.count)
-        line.add("feedImages", feed.uniqueImageURLs.count)
+        line.add("feedImages", feed.images)
         line.add("store", store?.location)
         line.add("storeObjectsWritten", store?.objectsWritten)
         line.add("copiedToStore", report.copiedToObjectStore)
@@ -120,7 +135,7 @@ struct WarmSummary {
         line.add("alreadyCached", report.alreadyCached)
         line.add("notModified", report.notModified)
         line.add("madeFromStoredOriginals", report.madeFromStoredOriginal)
-        line.add("failed", failures.count)
+        line.add("failed", failed)
         line.add("failures", objects: failures.map { failure in
             var object = JSONLine()
             object.add("url", failure.url)

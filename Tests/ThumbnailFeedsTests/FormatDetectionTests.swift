@@ -53,6 +53,17 @@ import ThumbnailFeeds
         }
     }
 
+    /// FF FE 00 00 starts with UTF-16's mark, and 00 00 FE FF with a zero byte: both are UTF-32's.
+    @Test(arguments: [("UTF-32LE", [0xFF, 0xFE, 0x00, 0x00] as [UInt8]), ("UTF-32BE", [0x00, 0x00, 0xFE, 0xFF])])
+    func jsonOrXMLInUTF32IsNamedUTF32(encoding: String, byteOrderMark: [UInt8]) {
+        for text in [#"["a.jpg"]"#, #"<rss version="2.0"/>"#] {
+            #expect(throws: FeedError.unrecognized(
+                reason: "the document is UTF-32 (it starts with a UTF-32 byte-order mark); save it as UTF-8")) {
+                try FeedParser().parse(byteOrderMark + Transcoding.encode(text, as: encoding), source: "https://example.com/feed")
+            }
+        }
+    }
+
     /// RSSParsingTests' feed, declaring `encoding`.
     static func harbourFeed(declaring encoding: String) -> String {
         RSSParsingTests.harbourFeed.replacingOccurrences(of: #"encoding="UTF-8""#, with: #"encoding="\#(encoding)""#)

@@ -92,7 +92,7 @@ import TestSupport
             return
         }
         let recorder = XMLEventRecorder()
-        try XMLEventParser.parse(Array(document.utf8)[...], reportingTo: recorder)
+        try XMLEventParser.parse(FeedBytes(Array(document.utf8)), reportingTo: recorder)
         #expect(recorder.events == ["refused entity lol0 at 3:20"], "libxml2 reads nothing after the first declaration")
     }
 
@@ -101,7 +101,7 @@ import TestSupport
         let document = "<?xml version=\"1.0\"?><!DOCTYPE rss [<!ENTITY a \"\(String(repeating: "x", count: 100_000))\">]>"
             + "<rss><channel><title>\(String(repeating: "&a;", count: 100_000))</title></channel></rss>"
         let recorder = XMLEventRecorder()
-        try XMLEventParser.parse(Array(document.utf8)[...], reportingTo: recorder)
+        try XMLEventParser.parse(FeedBytes(Array(document.utf8)), reportingTo: recorder)
         #expect(recorder.events == ["refused entity a at 1:100050"], "no element, no text: libxml2 stopped at the declaration's “>”")
         let error = #expect(throws: FeedError.self) { try FeedParser().parse(document, source: Self.source) }
         guard case .unsafeXML? = error else {

@@ -4,10 +4,11 @@ import ThumbnailTerminal
 /// Text from feeds reaches the terminal only as something to read: every
 /// sequence a terminal would act on comes out as a visible escape.
 @Suite struct TerminalTextTests {
-    /// Whether `text` holds a scalar a terminal acts on: C0, DEL, C1 or a bidi control.
+    /// Whether `text` holds a scalar a terminal acts on: C0, DEL, C1, a line or paragraph separator or a
+    /// bidi control.
     func holdsControls(_ text: String) -> Bool {
         text.unicodeScalars.contains { scalar in
-            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || [0x2028, 0x2029].contains(scalar.value)
                 || [0x061C, 0x200E, 0x200F, 0x2066, 0x2067, 0x2068, 0x2069].contains(scalar.value)
                 || (0x202A...0x202E).contains(scalar.value)
         }
@@ -52,6 +53,13 @@ import ThumbnailTerminal
         }
     }
 
+    /// U+2028 and U+2029 break lines in some terminals and viewers: a feed's title must not start a
+    /// line of its own in a summary: they are escaped as newlines are.
+    @Test func lineAndParagraphSeparatorsAreEscapedLikeOtherLineBreaks() {
+        #expect(TerminalText.escaped("a\u{2028}b\u{2029}c\nd") == #"a\u{2028}b\u{2029}c\u{0A}d"#)
+        #expect(TerminalText.escaped(utf8: Array("x\u{2028}".utf8)) == #"x\u{2028}"#)
+    }
+
     @Test func aBackslashIsEscapedSoNoTextPassesForAnEscape() {
         #expect(TerminalText.escaped(#"\u{1B}"#) == #"\\u{1B}"#)
         #expect(TerminalText.escaped("\u{1B}") != TerminalText.escaped(#"\u{1B}"#))
@@ -77,6 +85,7 @@ import ThumbnailTerminal
         #expect(TerminalText.isControl("\u{1B}") && TerminalText.isControl("\u{7F}") && TerminalText.isControl("\u{9F}"))
         #expect(TerminalText.isControl("\u{2066}") && TerminalText.isControl("\u{061C}"))
         #expect(!TerminalText.isControl(" ") && !TerminalText.isControl("\u{A0}") && !TerminalText.isControl("\u{200B}"))
-        #expect(!TerminalText.isControl("\u{2029}") && !TerminalText.isControl("\u{202F}"))
+        #expect(TerminalText.isControl("\u{2028}") && TerminalText.isControl("\u{2029}"))
+        #expect(!TerminalText.isControl("\u{2027}") && !TerminalText.isControl("\u{202F}"))
     }
 }

@@ -170,7 +170,23 @@ import ThumbnailKit
         let failures = try #require(run.summary["failures"] as? [[String: String]])
         #expect(failures.count == 1 && failures.first?["url"] == "file:///etc/passwd")
         #expect(failures.first?["reason"]?.hasPrefix("refused") == true)
+        // The refused image is one of the images the run failed, not outside the count.
+        #expect(run.summary["images"] as? Int == 2 && run.summary["feedImages"] as? Int == 2, "\(run.summary)")
         #expect(try cacheStatistics().entries[.originals] == 1, "only the web image was stored")
+    }
+
+    /// A URL of kilobytes is one line of the summary, cut with “…”, in text and in JSON.
+    @Test func aLongURLIsShownCutInTheSummary() async throws {
+        let path = "/images/" + String(repeating: "a", count: 10_000) + ".jpg"
+        server.route("/feed.json", .init(body: Array(#"["\#(path)"]"#.utf8)))
+        let arguments = ["warm", server.url("/feed.json"), "--cache-dir", cacheDirectory]
+        let text = try await runBlocking { try ChildProcess.run(arguments) }
+        #expect(text.status == 1)
+        let failure = text.standardOutput.split(separator: "\n").first { $0.hasPrefix("  http") } ?? ""
+        #expect(failure.hasSuffix("…: HTTP 404") && failure.count == 2 + 300 + ": HTTP 404".count, "\(failure.prefix(400))")
+        let json = try await runBlocking { try ChildProcess.run(arguments + ["--json"]) }
+        let url = (json.jsonObject["failures"] as? [[String: String]])?.first?["url"] ?? ""
+        #expect(url.count == 300 && url.hasPrefix(server.url("/images/aaa")) && url.hasSuffix("…"), "\(url.prefix(400))")
     }
 
     @Test func aDiskLimitSmallerThanTheFeedHoldsAndTheSummarySaysWhatWasEvicted() async throws {

@@ -12,22 +12,34 @@ enum JSONFeedReader {
         return version.hasPrefix(versionPrefix)
     }
 
-    static func read(_ feed: [String: JSONValue]) throws(FeedError) -> FeedDocument {
+    /// The members read of a JSON Feed's top-level object (`JSONSelection.documentMembers`).
+    static let documentMembers: Set = ["version", "title", "items"]
+    /// The members read of an item's objects: the item's images and title, an attachment's type and URL.
+    static let itemMembers: Set = ["image", "banner_image", "attachments", "title", "mime_type", "url"]
+
+    /// Reads the feed whose top-level members (as `documentMembers` keeps them) are `feed`, handing each
+    /// item of `document` to `onEntry` as it is read.
+    static func read(_ feed: [String: JSONValue], in document: FeedBytes,
+                     onEntry: @escaping (FeedDocument.Entry) throws(FeedError) -> Void) throws(FeedError) -> FeedDocument {
         guard let items = feed["items"], items != .null else {
             throw .unexpectedStructure(path: "$.items", reason: "a JSON Feed needs an items array, and it is missing")
         }
-        guard case .array(let elements) = items else {
+        guard case .array = items else {
             throw .unexpectedStructure(path: "$.items", reason: "expected an array, found \(items.kindDescription)")
         }
-        var entries: [FeedDocument.Entry] = []
-        for (index, element) in elements.enumerated() {
-            let path = "$.items[\(index)]"
-            guard case .object(let item) = element else {
-                throw .unexpectedStructure(path: path, reason: "expected an item object, found \(element.kindDescription)")
-            }
-            entries.append(try entry(item, at: path))
-        }
-        return FeedDocument(format: .jsonFeed, title: try string("title", in: feed, at: "$"), entries: entries)
+        let title = try string("title", in: feed, at: "$")
+        let list = JSONSelection.List.member("items")
+        var reader = try JSONReader(document, selection: JSONSelection(
+            list: list, documentMembers: [], itemMembers: itemMembers,
+            onItem: { (element: JSONValue, index: Int) throws(FeedError) in
+                let path = list.path(of: index)
+                guard case .object(let item) = element else {
+                    throw .unexpectedStructure(path: path, reason: "expected an item object, found \(element.kindDescription)")
+                }
+                try onEntry(try entry(item, at: path))
+            }))
+        _ = try reader.read()
+        return FeedDocument(format: .jsonFeed, title: title)
     }
 
     private static func entry(_ item: [String: JSONValue], at path: String) throws(FeedError) -> FeedDocument.Entry {

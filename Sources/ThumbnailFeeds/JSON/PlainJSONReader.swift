@@ -13,40 +13,53 @@ struct PlainJSONReader {
     /// The dot-separated path to each object's image URL, e.g. `["media", "large", "href"]`, or `nil` to guess.
     var imageKeyPath: [String]?
 
-    func read(_ root: JSONValue) throws(FeedError) -> FeedDocument {
-        let (elements, listPath) = try list(in: root)
-        var entries: [FeedDocument.Entry] = []
-        for (index, element) in elements.enumerated() {
-            let path = "\(listPath)[\(index)]"
-            switch element {
-            case .string(let url):
-                entries.append(FeedDocument.Entry(title: nil, imageReferences: [url]))
-            case .object(let object):
-                if let url = try imageURL(in: object, at: path) {
-                    entries.append(FeedDocument.Entry(title: title(of: object), imageReferences: [url]))
-                }
-            default:
-                throw .unexpectedStructure(path: path,
-                                           reason: "expected an image URL or an object, found \(element.kindDescription)")
-            }
-        }
-        return FeedDocument(format: .plainJSON, title: nil, entries: entries)
+    /// The members read of a top-level object (`JSONSelection.documentMembers`): where the list may be.
+    static let documentMembers = Set(listKeys)
+
+    /// The members read of an item's objects: where its image and title may be.
+    var itemMembers: Set<String> {
+        Set(imageKeyPath ?? Self.imageKeys + ["url", "src"]).union(["title", "name"])
     }
 
-    /// The array of items and its JSON path.
-    private func list(in root: JSONValue) throws(FeedError) -> ([JSONValue], String) {
+    /// Reads the document whose top-level value (as `documentMembers` keeps it) is `root`, handing each
+    /// item of `document` to `onEntry` as it is read.
+    func read(_ root: JSONValue, in document: FeedBytes,
+              onEntry: @escaping (FeedDocument.Entry) throws(FeedError) -> Void) throws(FeedError) -> FeedDocument {
+        let list = try list(in: root)
+        var reader = try JSONReader(document, selection: JSONSelection(
+            list: list, documentMembers: [], itemMembers: itemMembers,
+            onItem: { (element: JSONValue, index: Int) throws(FeedError) in
+                let path = list.path(of: index)
+                switch element {
+                case .string(let url):
+                    try onEntry(FeedDocument.Entry(title: nil, imageReferences: [url]))
+                case .object(let object):
+                    if let url = try imageURL(in: object, at: path) {
+                        try onEntry(FeedDocument.Entry(title: title(of: object), imageReferences: [url]))
+                    }
+                default:
+                    throw .unexpectedStructure(path: path,
+                                               reason: "expected an image URL or an object, found \(element.kindDescription)")
+                }
+            }))
+        _ = try reader.read()
+        return FeedDocument(format: .plainJSON, title: nil)
+    }
+
+    /// Where the list of items is.
+    private func list(in root: JSONValue) throws(FeedError) -> JSONSelection.List {
         switch root {
-        case .array(let elements):
-            return (elements, "$")
+        case .array:
+            return .root
         case .object(let members):
             guard let key = Self.listKeys.first(where: { members[$0] != nil }), let value = members[key] else {
                 throw .unexpectedStructure(path: "$", reason: "expected an array of images, or an object with one under "
                                            + Self.listKeys.map { "“\($0)”" }.joined(separator: ", "))
             }
-            guard case .array(let elements) = value else {
+            guard case .array = value else {
                 throw .unexpectedStructure(path: "$.\(key)", reason: "expected an array, found \(value.kindDescription)")
             }
-            return (elements, "$.\(key)")
+            return .member(key)
         default:
             throw .unexpectedStructure(path: "$", reason: "expected an array or an object, found \(root.kindDescription)")
         }

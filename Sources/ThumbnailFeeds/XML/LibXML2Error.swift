@@ -10,6 +10,10 @@ enum LibXML2Error {
         return !warnings.contains(code) && !(200..<300).contains(code)
     }
 
+    /// Not libxml2's: `XMLEventParser` reports elements nested deeper than `FeedLimits.maximumDepth`
+    /// with this code (libxml2's are positive).
+    static let nestingTooDeep = -1
+
     /// The reason to give for `code`: ours when we have one, else libxml2's own `message`.
     static func reason(code: Int, message: String) -> String {
         if let reason = reasons[code] { return reason }
@@ -18,6 +22,7 @@ enum LibXML2Error {
     }
 
     private static let reasons: [Int: String] = [
+        nestingTooDeep: "elements nest deeper than \(FeedLimits.maximumDepth) levels, the most a feed may",
         1: "libxml2 failed internally",
         2: "libxml2 ran out of memory",
         3: "the document does not start like XML",

@@ -38,14 +38,19 @@ protocol XMLEventHandler: AnyObject {
 /// The first parse of a process loads libxml2 (`lazy_libxml2_load`); its functions are called through
 /// the table that returns.
 enum XMLEventParser {
-    /// Parses `document` from its first byte, reporting to `handler`.
+    /// Parses `document` from byte `start` on, reporting to `handler`.
     ///
     /// Fewer than 4 bytes are not parsed: libxml2's push parser needs 4 to detect the encoding, and the
-    /// shortest element, `<a/>`, takes 4 anyway.
-    /// - Throws: ``FeedError/libraryUnavailable(reason:)`` when libxml2 cannot be loaded; the document's
-    ///   own errors go to `handler`.
-    static func parse(_ document: ArraySlice<UInt8>, reportingTo handler: any XMLEventHandler) throws(FeedError) {
-        guard document.count >= 4 else { return }
+    /// shortest element, `<a/>`, takes 4 anyway. Elements nested deeper than `FeedLimits.maximumDepth`
+    /// are an error (`LibXML2Error.nestingTooDeep`), and the parse stops there: each level costs libxml2
+    /// and the handler memory, and libxml2 2.9's push parser has no limit of its own.
+    /// - Throws: ``FeedError/libraryUnavailable(reason:)`` when libxml2 cannot be loaded, or
+    ///   ``FeedError/unreadable(reason:)`` when the document cannot be read; the document's own errors go
+    ///   to `handler`.
+    static func parse(_ document: FeedBytes, from start: Int = 0,
+                      reportingTo handler: any XMLEventHandler) throws(FeedError) {
+        let first = try document.bytes(in: start..<start + 4)
+        guard first.count == 4 else { return }
         var reason: UnsafePointer<CChar>?
         guard let libxml2 = lazy_libxml2_load(&reason)?.pointee else {
             throw .libraryUnavailable(reason: reason.map { String(cString: $0) } ?? "libxml2 could not be loaded")
@@ -68,40 +73,46 @@ enum XMLEventParser {
         sax.unparsedEntityDecl = unparsedEntityDeclaration
 
         let session = Session(handler: handler, libxml2: libxml2)
-        document.withUnsafeBytes { bytes in
-            let start = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
-            // libxml2 copies the handler; the session outlives the context.
-            guard let context = libxml2.xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(session).toOpaque(),
-                                                                start, 4, nil) else {
-                handler.error(code: Int(XML_ERR_NO_MEMORY.rawValue), message: "", line: 1, column: 1)
-                return
+        // libxml2 copies the handler; the session outlives the context.
+        let created = first.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                libxml2.xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(session).toOpaque(), $0.baseAddress, 4, nil)
             }
-            defer {
-                // libxml2 keeps a declared entity in a document of its own even for SAX ("for expat
-                // compatibility"), and leaves that document to the caller of its push parser.
-                if let entities = context.pointee.myDoc { libxml2.xmlFreeDoc(entities) }
-                libxml2.xmlFreeParserCtxt(context)
-            }
-            session.context = context
-            _ = libxml2.xmlCtxtUseOptions(context, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue))
-            // What XML_PARSE_NOENT would also do, without its loading: attribute values get a plain "&"
-            // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder. No
-            // other entity can be substituted: declaring one stops the parse.
-            context.pointee.replaceEntities = 1
-            var offset = 4
-            repeat {
-                let end = min(offset + chunkSize, bytes.count)
-                _ = libxml2.xmlParseChunk(context, start + offset, Int32(end - offset), end == bytes.count ? 1 : 0)
-                offset = end
-            } while offset < bytes.count && !session.isStopped
+        }
+        guard let context = created else {
+            handler.error(code: Int(XML_ERR_NO_MEMORY.rawValue), message: "", line: 1, column: 1)
+            return
+        }
+        defer {
+            // libxml2 keeps a declared entity in a document of its own even for SAX ("for expat
+            // compatibility"), and leaves that document to the caller of its push parser.
+            if let entities = context.pointee.myDoc { libxml2.xmlFreeDoc(entities) }
+            libxml2.xmlFreeParserCtxt(context)
+        }
+        session.context = context
+        _ = libxml2.xmlCtxtUseOptions(context, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue))
+        // What XML_PARSE_NOENT would also do, without its loading: attribute values get a plain "&"
+        // for `&amp;` and `&#38;`, not the "&#38;" libxml2 otherwise leaves for a tree builder. No
+        // other entity can be substituted: declaring one stops the parse.
+        context.pointee.replaceEntities = 1
+        var offset = start + 4
+        try document.forEachChunk(from: offset, chunkSize: chunkSize) { chunk throws(FeedError) in
+            offset += chunk.count
+            let isLast = offset == document.count ? Int32(1) : 0
+            _ = libxml2.xmlParseChunk(context, chunk.baseAddress?.assumingMemoryBound(to: CChar.self),
+                                      Int32(chunk.count), isLast)
+            return !session.isStopped
+        }
+        if offset == start + 4 {
+            _ = libxml2.xmlParseChunk(context, nil, 0, 1)
         }
         withExtendedLifetime(session) {}
     }
 
     /// How much of the document libxml2 is given at a time. Given more than 10 MB at once, it stops with
     /// "Huge input lookup" (its limit on looking ahead, without XML_PARSE_HUGE, which would also lift the
-    /// limits on names and text); pieces also keep its buffer small.
-    private static let chunkSize = 1 << 20
+    /// limits on names and text); pieces also keep its buffer, and ours, small.
+    private static let chunkSize = 1 << 16
 
     /// The handler, libxml2's functions and the parser context, for the callbacks (libxml2's user data).
     private final class Session {
@@ -110,6 +121,8 @@ enum XMLEventParser {
         var context: xmlParserCtxtPtr?
         /// Whether libxml2 was stopped: it reads no more of the document.
         private(set) var isStopped = false
+        /// How many elements are open.
+        var depth = 0
 
         init(handler: any XMLEventHandler, libxml2: lazy_libxml2) {
             self.handler = handler
@@ -157,8 +170,17 @@ enum XMLEventParser {
                 }
                 let local = String(cString: name)
                 let key = attributes[index + 1].map { String(cString: $0) + ":" + local } ?? local
-                values[key] = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+                // A value longer than a feed keeps is not copied whole (libxml2 allows 10 MB).
+                let kept = UnsafeBufferPointer(start: start, count: min(end - start, FeedLimits.maximumTextBytes + 1))
+                values[key] = FeedLimits.cut(Array(kept), wasLonger: end - start > FeedLimits.maximumTextBytes)
             }
+        }
+        session.depth += 1
+        if session.depth > FeedLimits.maximumDepth, let context = session.context {
+            let (line, column) = session.position(in: context)
+            session.handler.error(code: LibXML2Error.nestingTooDeep, message: "", line: line, column: column)
+            session.stop()
+            return
         }
         let element = XMLName(namespace: uri.map { String(cString: $0) } ?? "", local: String(cString: localName!))
         session.handler.startElement(element, prefix: prefix.map { String(cString: $0) }, attributes: values)
@@ -167,6 +189,7 @@ enum XMLEventParser {
 
     private static let endElement: endElementNsSAX2Func = { userData, _, _, _ in
         let session = Session.from(userData)
+        session.depth -= 1
         session.handler.endElement()
         session.stopIfFinished()
     }

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// - Streams the work: at most ``maximumInFlight`` images are being worked
 ///   on at once (their originals are the only large memory), whatever the
-///   length of the list.
+///   length of the list, which may be a sequence read as the work goes
+///   (``warm(_:count:revalidate:onProgress:)``), never held whole.
 /// - An image whose original and every requested thumbnail are on disk is
 ///   counted as already cached without being read: a second run downloads
 ///   nothing and writes nothing.
@@ -42,9 +43,23 @@ public struct CacheWarmer: Sendable {
                      onProgress: @escaping @Sendable (WarmProgress) -> Void = { _ in }) async -> WarmReport {
         var seen = Set<String>()
         let unique = urls.filter { seen.insert($0).inserted }
-        let tally = Tally(total: unique.count, onProgress: onProgress)
+        return await warm(unique, count: unique.count, revalidate: revalidate, onProgress: onProgress)
+    }
+
+    /// Warms every URL of `urls`, taken from it only as work is started: a
+    /// sequence read from disk costs no memory for the images to come.
+    /// - Parameters:
+    ///   - urls: The images, each once (a URL given twice is warmed twice;
+    ///     the second finds it cached, or fails again).
+    ///   - count: How many `urls` holds, for the progress's total.
+    ///   - revalidate: ask the server whether stored originals are current
+    ///     (`If-None-Match`/`If-Modified-Since`) and fetch only changed ones.
+    ///   - onProgress: called after each image finishes and as bytes arrive, from any thread.
+    public func warm(_ urls: some Sequence<String>, count: Int, revalidate: Bool = false,
+                     onProgress: @escaping @Sendable (WarmProgress) -> Void = { _ in }) async -> WarmReport {
+        let tally = Tally(total: count, onProgress: onProgress)
         await withTaskGroup(of: Void.self) { group in
-            var pending = unique.makeIterator()
+            var pending = urls.makeIterator()
             func startNext() -> Bool {
                 guard !Task.isCancelled, let url = pending.next() else { return false }
                 group.addTask {
@@ -58,7 +73,7 @@ public struct CacheWarmer: Sendable {
                 _ = startNext()
             }
         }
-        return tally.report(images: unique.count)
+        return tally.report(images: count)
     }
 
     private func warmOne(_ url: String, revalidate: Bool, tally: Tally) async -> WarmOutcome {
@@ -217,6 +232,6 @@ private final class Tally: Sendable {
 
     private func snapshot(of state: State) -> WarmProgress {
         WarmProgress(done: state.report.finished, total: total, bytesReceived: state.bytesReceived,
-                     failures: state.report.failures.count)
+                     failures: state.report.failed)
     }
 }

@@ -12,7 +12,10 @@ public struct WarmReport: Sendable {
     public var madeFromStoredOriginal = 0
     /// Images whose thumbnails were on disk and were copied to the object store as they are.
     public var copiedToObjectStore = 0
-    /// Images that failed, with the reason, in the order they failed.
+    /// Images that failed.
+    public var failed = 0
+    /// The first ``keptFailures`` images that failed, with the reason, in the
+    /// order they failed: a run of millions of images keeps a summary's worth.
     public var failures: [(url: String, reason: String)] = []
     /// Images not finished because the run was cancelled (in flight or not started).
     public var unfinished = 0
@@ -21,10 +24,13 @@ public struct WarmReport: Sendable {
     /// Encoded thumbnails written: to the disk tier, or to the object store when there is one.
     public var thumbnailsWritten = 0
 
+    /// How many failures ``failures`` lists.
+    public static let keptFailures = 100
+
     public init() {}
 
     /// Images done, whatever their outcome (not cancelled ones).
-    public var finished: Int { fetched + alreadyCached + notModified + madeFromStoredOriginal + copiedToObjectStore + failures.count }
+    public var finished: Int { fetched + alreadyCached + notModified + madeFromStoredOriginal + copiedToObjectStore + failed }
 
     mutating func record(_ outcome: WarmOutcome, for url: String) {
         switch outcome {
@@ -35,7 +41,9 @@ public struct WarmReport: Sendable {
         case .madeFromStoredOriginal: madeFromStoredOriginal += 1
         case .notModified: notModified += 1
         case .copiedToObjectStore: copiedToObjectStore += 1
-        case let .failed(reason): failures.append((url, reason))
+        case let .failed(reason):
+            failed += 1
+            if failures.count < Self.keptFailures { failures.append((url, reason)) }
         case .cancelled: break  // counted as unfinished when the report is made
         }
     }
