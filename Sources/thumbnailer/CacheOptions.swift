@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import ThumbnailKit
+import ThumbnailTerminal
 
 /// Where the disk cache is and how big it may grow: what every command that
 /// uses the cache takes. A directory that is no place for a cache (`/`, the
@@ -23,7 +24,7 @@ struct CacheOptions: ParsableArguments {
     func validate() throws {
         try LimitOption.validate(diskLimit.bytes, "--disk-limit", unit: "byte")
         if !force, let refusal = CacheLocation.refusal(for: directory) {
-            throw ValidationError("refusing the cache directory: \(refusal) (--force uses it anyway)")
+            throw ValidationError(TerminalText.escaped("refusing the cache directory: \(refusal) (--force uses it anyway)"))
         }
     }
 
@@ -32,7 +33,8 @@ struct CacheOptions: ParsableArguments {
     /// so that `cache stats --store` runs where the default directory cannot be written.
     func validateUsable() throws {
         try validate()  // a refused directory is said first, and never written to
-        if let unusable = CacheLocation.unusability(of: directory) { throw ValidationError("\(unusable)") }
+        // The path may hold anything: escaped like every path the commands print.
+        if let unusable = CacheLocation.unusability(of: directory) { throw ValidationError(TerminalText.escaped("\(unusable)")) }
     }
 
     /// Opens (creating if needed) the disk cache; a failure exits 1.
