@@ -63,26 +63,29 @@ build_feeds_dependencies() {
 
 # A Swift harness: scripts/fuzz/Fuzz*.swift compiled in one module with the sources it fuzzes.
 build_swift_harness() {
-    local target="$1" sources=() flags=() inputs=()
+    local target="$1" harness sources=() flags=() inputs=()
     case "$target" in
         json | xml)
+            harness=FuzzXMLFeed
+            [ "$target" = xml ] || harness=FuzzJSONFeed
             mapfile -t sources < <(find Sources/ThumbnailFeeds -name '*.swift' | sort)
             sources+=(scripts/fuzz/FeedFuzzing.swift)
             inputs=(Sources/CLazyLibrary Sources/CLazyLibXML2 Sources/CLazyCurl)
             flags=(-I "$work/swift-modules" -I Sources/CLibXML2 -I Sources/CCurl -Xcc -I/usr/include/libxml2
                 "$work/CLazyLibrary.o" "$work/CLazyLibXML2.o" "$work/CLazyCurl.o")
             ;;
-        s3) sources=(Sources/ThumbnailHTTP/S3/S3Documents.swift Sources/ThumbnailHTTP/S3/S3Error.swift) ;;
-        keys) sources=(Sources/ThumbnailTerminal/KeyDecoder.swift Sources/ThumbnailTerminal/Key.swift) ;;
-        text) sources=(Sources/ThumbnailTerminal/TerminalText.swift) ;;
-    esac
-    local harness
-    case "$target" in
-        json) harness=FuzzJSONFeed ;;
-        xml) harness=FuzzXMLFeed ;;
-        s3) harness=FuzzS3Documents ;;
-        keys) harness=FuzzKeyDecoder ;;
-        text) harness=FuzzTerminalText ;;
+        s3)
+            harness=FuzzS3Documents
+            sources=(Sources/ThumbnailHTTP/S3/S3Documents.swift Sources/ThumbnailHTTP/S3/S3Error.swift)
+            ;;
+        keys)
+            harness=FuzzKeyDecoder
+            sources=(Sources/ThumbnailTerminal/KeyDecoder.swift Sources/ThumbnailTerminal/Key.swift)
+            ;;
+        text)
+            harness=FuzzTerminalText
+            sources=(Sources/ThumbnailTerminal/TerminalText.swift)
+            ;;
     esac
     # Reused while nothing it is built from changed: a build takes minutes on a busy machine.
     local output="$work/fuzz-$target"

@@ -57,8 +57,9 @@ public struct KeyDecoder: Sendable {
     }
 
     /// Drops a lone escape (the Esc key, or a sequence whose rest never
-    /// came); the caller calls this when no byte has come for a moment.
-    /// Returns the keys that were waiting behind it.
+    /// came) and stops dropping a string whose end never came; the caller
+    /// calls this when no byte has come for a moment. Returns the keys that
+    /// were waiting behind the escape.
     public mutating func flushPendingEscape() -> [Key] {
         skipping = nil
         guard !pending.isEmpty else { return [] }
