@@ -102,7 +102,7 @@ import Testing
 
     @Test func aFeedOfMillionsOfTinyItemsIsShardedInBoundedMemory() async throws {
         let count = 4_400_000
-        server.route("/feed.json", .init(body: Self.tinyItemsFeed(of: count)))
+        server.route("/feed.json", .init(body: try await runBlocking { Self.tinyItemsFeed(of: count) }))
 
         let run = try await warm(server.url("/feed.json"), ["--shard", "0/2000000"], within: .seconds(600))
         let summary = run.jsonObject
@@ -116,7 +116,7 @@ import Testing
     /// Every image failing is counted, however many: the summary lists the first 100 with their reasons.
     @Test func aLargeFeedWhoseEveryImageFailsCountsEachFailureInBoundedMemory() async throws {
         let count = 20_000
-        server.route("/feed.json", .init(body: Self.tinyItemsFeed(of: count)))
+        server.route("/feed.json", .init(body: try await runBlocking { Self.tinyItemsFeed(of: count) }))
 
         let run = try await warm(server.url("/feed.json"), ["--retries", "1"], within: .seconds(600))
         let summary = run.jsonObject
@@ -129,8 +129,10 @@ import Testing
 
     @Test func anXMLFeedNestedMillionsDeepIsRefusedAtTheDepthLimit() async throws {
         // 32 MB: 4 M elements, each inside the one before, never closed.
-        let document = Array(#"<?xml version="1.0"?><rss version="2.0">"#.utf8)
-            + Array(repeating: Array("<deeper>".utf8), count: 4_000_000).joined()
+        let document = try await runBlocking {
+            Array(#"<?xml version="1.0"?><rss version="2.0">"#.utf8)
+                + Array(repeating: Array("<deeper>".utf8), count: 4_000_000).joined()
+        }
         server.route("/feed.json", .init(body: document))
 
         let run = try await warm(server.url("/feed.json"), [])

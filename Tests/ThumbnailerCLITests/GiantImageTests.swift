@@ -17,9 +17,17 @@ import ThumbnailKit
 
     private func path(_ name: String) -> String { temporary.url.appendingPathComponent(name).path }
 
-    private func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
-        return path(name)
+    /// Makes the image and writes it on a thread of its own (``runBlocking``): a giant image takes
+    /// seconds to encode, which would hold a thread of the cooperative pool the other suites need.
+    private func write(_ name: String, _ make: @escaping @Sendable () -> [UInt8]) async throws -> String {
+        let path = path(name)
+        try await runBlocking { try Data(make()).write(to: URL(fileURLWithPath: path)) }
+        return path
+    }
+
+    /// Runs the built binary to its end off the cooperative pool.
+    private func runThumbnailer(_ arguments: [String], limits: ChildProcess.Limits? = nil) async throws -> ChildProcess.Outcome {
+        try await runBlocking { try ChildProcess.run(arguments, limits: limits) }
     }
 
     private func pixel(_ thumbnail: Thumbnail, x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
@@ -37,15 +45,15 @@ import ThumbnailKit
     /// 9000×9000 4:4:4 progressive at 1200 px is decoded at 2/8 by libjpeg, which keeps all
     /// 64 coefficients of 3 × 1125 × 1125 blocks: 486 MB, past the 32 MiB limit, so they go
     /// to a temporary file and the process peaks at its thumbnail and a few windows.
-    @Test func aProgressive9000x9000JPEGIsThumbnailedAt1200PixelsWithinTheProcessBound() throws {
-        let input = try write(GiantJPEG.progressive(width: 9000, height: 9000), "giant-progressive.jpg")
-        let run = try ChildProcess.run(["thumb", input, "-s", "1200", "--json", "-o", path("out.png")],
+    @Test func aProgressive9000x9000JPEGIsThumbnailedAt1200PixelsWithinTheProcessBound() async throws {
+        let input = try await write("giant-progressive.jpg") { GiantJPEG.progressive(width: 9000, height: 9000) }
+        let run = try await runThumbnailer(["thumb", input, "-s", "1200", "--json", "-o", path("out.png")],
                                        limits: ChildProcess.Limits(duration: .seconds(120), residentBytes: 1 << 30))
 
         #expect(run.status == 0, "\(run.standardError)")
         expectWithinTheProcessBound(run, "progressive 9000×9000 at 1200 px")
         #expect(run.jsonObject["scale"] as? String == "2/8", "\(run.standardOutput)")
-        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
         #expect(thumbnail.width == 1200 && thumbnail.height == 1200)
         // Luma climbs from left to right, Cb (blue) from top to bottom: the coefficients came back from the file in place.
         let left = pixel(thumbnail, x: 5, y: 600), right = pixel(thumbnail, x: 1194, y: 600)
@@ -56,9 +64,9 @@ import ThumbnailKit
 
     /// A limit too small even for the windows (5 rows of 250 blocks, 160 KB, for each of 3
     /// components of a 2000×2000 file) is refused, naming the bytes and the option.
-    @Test func aProgressiveJPEGWhoseWindowsDoNotFitIsRefusedNamingTheBytesAndTheOption() throws {
-        let input = try write(GiantJPEG.progressive(width: 2000, height: 2000), "progressive.jpg")
-        let run = try ChildProcess.run(["thumb", input, "-s", "600", "--max-decoder-memory", "256K",
+    @Test func aProgressiveJPEGWhoseWindowsDoNotFitIsRefusedNamingTheBytesAndTheOption() async throws {
+        let input = try await write("progressive.jpg") { GiantJPEG.progressive(width: 2000, height: 2000) }
+        let run = try await runThumbnailer(["thumb", input, "-s", "600", "--max-decoder-memory", "256K",
                                         "-o", path("out.png")])
 
         #expect(run.status == 1)
@@ -70,23 +78,23 @@ import ThumbnailKit
     }
 
     /// A baseline file needs no whole-image buffer: 9000×9000 streams a row of blocks at a time.
-    @Test func aBaseline9000x9000JPEGIsThumbnailedWithinTheProcessBound() throws {
-        let input = try write(GiantJPEG.baseline(width: 9000, height: 9000), "giant-baseline.jpg")
-        let run = try ChildProcess.run(["thumb", input, "-s", "1200", "-o", path("out.png")],
+    @Test func aBaseline9000x9000JPEGIsThumbnailedWithinTheProcessBound() async throws {
+        let input = try await write("giant-baseline.jpg") { GiantJPEG.baseline(width: 9000, height: 9000) }
+        let run = try await runThumbnailer(["thumb", input, "-s", "1200", "-o", path("out.png")],
                                        limits: ChildProcess.Limits(duration: .seconds(120), residentBytes: 1 << 30))
 
         #expect(run.status == 0, "\(run.standardError)")
         expectWithinTheProcessBound(run, "baseline 9000×9000 at 1200 px")
-        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
         #expect(thumbnail.width == 1200 && thumbnail.height == 1200)
     }
 
     /// libwebp decodes a lossy frame's alpha whole before any row comes out, and a losslessly
     /// compressed alpha stream may need 4 more bytes a pixel: 500 MB for 10000×10000, known
     /// from the ALPH chunk's header and refused before libwebp is asked to decode.
-    @Test func a10000x10000LossyWebPWithAlphaIsRefusedBeforeItsAlphaPlaneIsAllocated() throws {
-        let input = try write(GiantWebP.lossyWithAlpha(width: 10000, height: 10000), "giant-alpha.webp")
-        let run = try ChildProcess.run(["thumb", input, "-s", "256", "-o", path("out.png")])
+    @Test func a10000x10000LossyWebPWithAlphaIsRefusedBeforeItsAlphaPlaneIsAllocated() async throws {
+        let input = try await write("giant-alpha.webp") { GiantWebP.lossyWithAlpha(width: 10000, height: 10000) }
+        let run = try await runThumbnailer(["thumb", input, "-s", "256", "-o", path("out.png")])
 
         #expect(run.status == 1)
         #expect(run.standardError.contains("WebP lossy frame of 10000x10000 (libwebp keeps its alpha plane whole) needs 500"),
@@ -99,13 +107,16 @@ import ThumbnailKit
     /// `warm` of both giant images over loopback, at both sizes of the table (1200 px: libjpeg at
     /// 2/8 with its coefficients spilled; 256 px: the DC-only path): the JPEG is cached, the WebP
     /// fails with the bytes it needs, and the whole process stays within 64 MiB.
-    @Test func warmingBothGiantImagesStaysWithinTheProcessBound() throws {
+    @Test func warmingBothGiantImagesStaysWithinTheProcessBound() async throws {
         let server = try TestHTTPServer()
         defer { server.stop() }
-        server.route("/giant.jpg", .init(body: GiantJPEG.progressive(width: 9000, height: 9000)))
-        server.route("/giant.webp", .init(body: GiantWebP.lossyWithAlpha(width: 10000, height: 10000)))
+        let (jpeg, webp) = try await runBlocking {
+            (GiantJPEG.progressive(width: 9000, height: 9000), GiantWebP.lossyWithAlpha(width: 10000, height: 10000))
+        }
+        server.route("/giant.jpg", .init(body: jpeg))
+        server.route("/giant.webp", .init(body: webp))
         server.route("/feed.json", .init(body: JSONFeed.listing([server.url("/giant.jpg"), server.url("/giant.webp")])))
-        let run = try ChildProcess.run(["warm", server.url("/feed.json"), "--cache-dir", path("cache"), "--json",
+        let run = try await runThumbnailer(["warm", server.url("/feed.json"), "--cache-dir", path("cache"), "--json",
                                         "-s", "1200", "-s", "256"],
                                        limits: ChildProcess.Limits(duration: .seconds(120), residentBytes: 1 << 30))
 
@@ -119,15 +130,15 @@ import ThumbnailKit
 
     /// The same kind of file small enough to fit (2000×2000: 20 MB of alpha buffers) decodes
     /// under the default limit, and is refused once the limit is set below what it needs.
-    @Test func aLossyWebPWithAlphaThatFitsDecodesAndTheOptionSetsTheLimit() throws {
-        let input = try write(GiantWebP.lossyWithAlpha(width: 2000, height: 2000), "alpha.webp")
-        let decoded = try ChildProcess.run(["thumb", input, "-s", "256", "-o", path("out.png")])
-        let refused = try ChildProcess.run(["thumb", input, "-s", "256", "--max-decoder-memory", "16M",
+    @Test func aLossyWebPWithAlphaThatFitsDecodesAndTheOptionSetsTheLimit() async throws {
+        let input = try await write("alpha.webp") { GiantWebP.lossyWithAlpha(width: 2000, height: 2000) }
+        let decoded = try await runThumbnailer(["thumb", input, "-s", "256", "-o", path("out.png")])
+        let refused = try await runThumbnailer(["thumb", input, "-s", "256", "--max-decoder-memory", "16M",
                                             "-o", path("refused.png")])
 
         #expect(decoded.status == 0, "\(decoded.standardError)")
         expectWithinTheProcessBound(decoded, "2000×2000 WebP with alpha")
-        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
         #expect(thumbnail.width == 256 && thumbnail.height == 256)
         #expect(pixel(thumbnail, x: 128, y: 128).a == GiantWebP.alpha)
         #expect(refused.status == 1)
