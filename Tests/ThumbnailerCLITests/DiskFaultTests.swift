@@ -41,7 +41,7 @@ import Glibc
     }
 
     /// Pages an entry holding `name` occupies at most (its header and metadata are well under 1 KiB).
-    static func entryPages(_ name: String) throws -> Int {
+    static func entryPages(_ name: String) async throws -> Int {
         (try Fixtures.bytes(ofTestImage: name).count + 1024 + TinyFileSystem.pageSize - 1) / TinyFileSystem.pageSize
     }
 
@@ -76,7 +76,7 @@ import Glibc
     @Test(.enabled(if: TinyFileSystem.isAvailable, "needs unshare -r -m to mount a tiny tmpfs"))
     func aThumbnailTheFullDiskRefusesFailsItsImageAndTheNextRunFinishesIt() async throws {
         // Room for the original, the journal and a 64 px thumbnail, not for the 1000 px one (22 pages).
-        let pages = try Self.entryPages(Self.portrait) + 1 + 6
+        let pages = try await Self.entryPages(Self.portrait) + 1 + 6
         let steps = try await onTinyDisk("""
             leave \(pages)
             step full "$T" warm "$SERVER/portrait.json" --cache-dir "$C" -s 1000 -s 64 --json
@@ -111,7 +111,7 @@ import Glibc
     @Test(.enabled(if: TinyFileSystem.isAvailable, "needs unshare -r -m to mount a tiny tmpfs"))
     func aFullDiskEvictsTheLeastRecentlyUsedEntriesBeforeGivingUp() async throws {
         // The small images take 12 pages; with them stored, the portrait (57 + 1) has about 54.
-        let pages = try Self.entryPages(Self.portrait) + 1 + 1 + 8
+        let pages = try await Self.entryPages(Self.portrait) + 1 + 1 + 8
         let steps = try await onTinyDisk("""
             leave \(pages)
             step small "$T" warm "$SERVER/small.json" --cache-dir "$C" -s 64 --json
@@ -215,7 +215,7 @@ import Glibc
 
     /// `cache clear` removes every entry and leaves, and lists, what the
     /// cache did not write. (Before, it stopped at the first directory.)
-    @Test func clearLeavesAndListsWhatIsNotAnEntry() throws {
+    @Test func clearLeavesAndListsWhatIsNotAnEntry() async throws {
         let directory = temporary.path("cache")
         let cache = try DiskCache(directory: directory)
         for n in 0..<3 { try cache.store([UInt8](repeating: UInt8(n), count: 3_000), forKey: "k\(n)", in: .originals) }
@@ -224,7 +224,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: URL(fileURLWithPath: stray))
 
-        let run = try ChildProcess.run(["cache", "clear", "--cache-dir", directory])
+        let run = try await ChildProcess.run(["cache", "clear", "--cache-dir", directory])
         #expect(run.status == 0, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardOutput.contains("left \(folder): not a cache entry"), "\(run.standardOutput)")
         #expect(run.standardOutput.contains("left \(stray): not a cache entry"), "\(run.standardOutput)")
@@ -238,38 +238,38 @@ import Glibc
                                 ["cache", "verify"], ["cache", "clear"]]
 
     /// Runs the binary, as `nobody` when the tests run as root (who may write anywhere).
-    static func runUnprivileged(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Outcome {
-        guard getuid() == 0 else { return try ChildProcess.run(arguments, environment: environment) }
-        return try ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
+    static func runUnprivileged(_ arguments: [String], environment: [String: String] = [:]) async throws -> ChildProcess.Outcome {
+        guard getuid() == 0 else { return try await ChildProcess.run(arguments, environment: environment) }
+        return try await ChildProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.thumbnailer] + arguments,
                                     executable: "/usr/bin/setpriv", environment: environment)
     }
 
     /// `/` is refused before anything is written there. As root the command
     /// runs as `nobody`, so that a build that does not refuse cannot write to `/` either.
     @Test(arguments: cacheCommands)
-    func theRootDirectoryIsRefused(command: [String]) throws {
-        let run = try Self.runUnprivileged(command + ["--cache-dir", "/"])
+    func theRootDirectoryIsRefused(command: [String]) async throws {
+        let run = try await Self.runUnprivileged(command + ["--cache-dir", "/"])
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("refusing the cache directory: / is the root directory"), "\(run.standardError)")
         #expect(run.standardError.contains("--force"))
     }
 
     @Test(arguments: cacheCommands)
-    func theHomeDirectoryIsRefused(command: [String]) throws {
+    func theHomeDirectoryIsRefused(command: [String]) async throws {
         let home = temporary.path("home")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let run = try ChildProcess.run(command + ["--cache-dir", home + "/"], environment: ["HOME": home])
+        let run = try await ChildProcess.run(command + ["--cache-dir", home + "/"], environment: ["HOME": home])
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("is the home directory"), "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: home).isEmpty, "nothing written")
     }
 
     @Test(arguments: cacheCommands)
-    func aFolderOfOtherFilesIsRefused(command: [String]) throws {
+    func aFolderOfOtherFilesIsRefused(command: [String]) async throws {
         let folder = temporary.path("documents")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Data("letter".utf8).write(to: URL(fileURLWithPath: "\(folder)/letter.txt"))
-        let run = try ChildProcess.run(command + ["--cache-dir", folder])
+        let run = try await ChildProcess.run(command + ["--cache-dir", folder])
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("already holds other files (letter.txt) and no cache"), "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["letter.txt"], "nothing written")
@@ -278,11 +278,11 @@ import Glibc
     /// A file given as the cache directory, or a path under one, is a usage
     /// error that says so. (Before, exit 1.)
     @Test(arguments: cacheCommands)
-    func aFileIsNoCacheDirectory(command: [String]) throws {
+    func aFileIsNoCacheDirectory(command: [String]) async throws {
         let file = temporary.path("file")
         try Data("mine".utf8).write(to: URL(fileURLWithPath: file))
         for (directory, named) in [(file, "it"), (file + "/cache", file)] {
-            let run = try ChildProcess.run(command + ["--cache-dir", directory])
+            let run = try await ChildProcess.run(command + ["--cache-dir", directory])
             #expect(run.status == 64, "\(directory): \(run.standardOutput) \(run.standardError)")
             #expect(run.standardError.contains("\(directory) is unusable: \(named) is a file, not a directory"), "\(run.standardError)")
         }
@@ -293,13 +293,13 @@ import Glibc
     /// reason, found by trying to write there. Root writes anywhere, so as
     /// root the command runs as `nobody`. (Before, exit 1.)
     @Test(arguments: cacheCommands)
-    func aReadOnlyDirectoryIsAUsageError(command: [String]) throws {
+    func aReadOnlyDirectoryIsAUsageError(command: [String]) async throws {
         let directory = temporary.path("read-only")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Reachable by `nobody`, writable by no one but root.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary.url.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
-        let run = try Self.runUnprivileged(command + ["--cache-dir", directory])
+        let run = try await Self.runUnprivileged(command + ["--cache-dir", directory])
         #expect(run.status == 64, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("\(directory) is unusable: it is not writable (Permission denied)"), "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "nothing written")
@@ -307,7 +307,7 @@ import Glibc
 
     /// `cache stats --store` does not use the disk cache, so a directory it
     /// could not write is no reason to refuse it: it gets as far as the store.
-    @Test func statsOfAStoreNeedsNoWritableCacheDirectory() throws {
+    @Test func statsOfAStoreNeedsNoWritableCacheDirectory() async throws {
         let directory = temporary.path("read-only-for-store")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: temporary.url.path)
@@ -315,20 +315,20 @@ import Glibc
         // A store on a loopback port nobody listens on: refused at once, no network.
         let store = ["AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_REGION": "us-east-1",
                      "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"]
-        let run = try Self.runUnprivileged(["cache", "stats", "--cache-dir", directory, "--store", "s3://bucket/prefix"],
+        let run = try await Self.runUnprivileged(["cache", "stats", "--cache-dir", directory, "--store", "s3://bucket/prefix"],
                                            environment: store)
         #expect(!run.standardError.contains("unusable"), "\(run.standardError)")
         #expect(run.status != 64, "\(run.standardOutput) \(run.standardError)")
     }
 
-    @Test func forceUsesAFolderOfOtherFilesAnyway() throws {
+    @Test func forceUsesAFolderOfOtherFilesAnyway() async throws {
         let folder = temporary.path("documents")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Data("letter".utf8).write(to: URL(fileURLWithPath: "\(folder)/letter.txt"))
-        let run = try ChildProcess.run(["cache", "stats", "--cache-dir", folder, "--force"])
+        let run = try await ChildProcess.run(["cache", "stats", "--cache-dir", folder, "--force"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(FileManager.default.fileExists(atPath: "\(folder)/originals"))
-        let again = try ChildProcess.run(["cache", "stats", "--cache-dir", folder])
+        let again = try await ChildProcess.run(["cache", "stats", "--cache-dir", folder])
         #expect(again.status == 0, "a cache now: \(again.standardError)")
     }
 }

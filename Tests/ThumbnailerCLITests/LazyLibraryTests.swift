@@ -46,8 +46,8 @@ import Testing
             """.utf8)
     }
 
-    @Test func thumbMapsNeitherLibcurlNorLibxml2() throws {
-        let run = try ChildProcess.run(["thumb", Fixtures.testImage(Self.image), "-o", temporary.path("out.jpg")],
+    @Test func thumbMapsNeitherLibcurlNorLibxml2() async throws {
+        let run = try await ChildProcess.run(["thumb", Fixtures.testImage(Self.image), "-o", temporary.path("out.jpg")],
                                        environment: Self.reportingLibraries)
 
         #expect(run.status == 0, "\(run.standardError.suffix(2000))")
@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test func cacheMapsNeitherLibcurlNorLibxml2() throws {
-        let run = try ChildProcess.run(["cache", "stats", "--cache-dir", temporary.path("cache")],
+    @Test func cacheMapsNeitherLibcurlNorLibxml2() async throws {
+        let run = try await ChildProcess.run(["cache", "stats", "--cache-dir", temporary.path("cache")],
                                        environment: Self.reportingLibraries)
 
         #expect(run.status == 0, "\(run.standardError.suffix(2000))")

@@ -29,38 +29,38 @@ import Testing
         (["cache", "stats"], "--disk-limit"),
     ]
 
-    func run(_ command: [String], _ options: [String]) throws -> ChildProcess.Outcome {
+    func run(_ command: [String], _ options: [String]) async throws -> ChildProcess.Outcome {
         let arguments = command.map { $0 == "FEED" ? feed : $0 } + ["--cache-dir", temporary.path("cache")] + options
-        return try ChildProcess.run(arguments, environment: ["JOB_COMPLETION_INDEX": "0"])
+        return try await ChildProcess.run(arguments, environment: ["JOB_COMPLETION_INDEX": "0"])
     }
 
     @Test(arguments: zeroLimits.indices)
-    func zeroIsAUsageErrorNamingTheOption(index: Int) throws {
+    func zeroIsAUsageErrorNamingTheOption(index: Int) async throws {
         let (command, option) = Self.zeroLimits[index]
-        let run = try run(command, [option, "0"])
+        let run = try await run(command, [option, "0"])
         #expect(run.status == 64, "\(command) \(option) 0: \(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("\(option) must be at least 1"), "\(run.standardError)")
     }
 
-    @Test func theTransferTimeoutAloneMayBeLifted() throws {
-        let lifted = try run(["warm", "FEED"], ["--transfer-timeout", "unlimited"])
+    @Test func theTransferTimeoutAloneMayBeLifted() async throws {
+        let lifted = try await run(["warm", "FEED"], ["--transfer-timeout", "unlimited"])
         #expect(lifted.status == 0, "\(lifted.standardError)")
-        #expect(try run(["warm", "FEED"], ["--transfer-timeout", "0"]).standardError.contains("say unlimited for no limit"))
+        await #expect(try run(["warm", "FEED"], ["--transfer-timeout", "0"]).standardError.contains("say unlimited for no limit"))
 
         for option in ["--max-download-bytes", "--max-feed-bytes", "--disk-limit", "--retries", "--concurrency"] {
-            let refused = try run(["warm", "FEED"], [option, "unlimited"])
+            let refused = try await run(["warm", "FEED"], [option, "unlimited"])
             #expect(refused.status == 64, "\(option) unlimited: \(refused.standardError)")
         }
     }
 
-    @Test func theHelpSaysSo() throws {
+    @Test func theHelpSaysSo() async throws {
         // Help is wrapped to the terminal's width: compare words, not lines.
-        func words(_ arguments: [String]) throws -> String {
-            try ChildProcess.run(arguments).standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        func words(_ arguments: [String]) async throws -> String {
+            try await ChildProcess.run(arguments).standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         }
-        let help = try words(["warm", "--help"])
+        let help = try await words(["warm", "--help"])
         #expect(help.contains("e.g. 50M (at least 1 byte; no unlimited)"), "\(help)")
         #expect(help.contains("may take in all (at least 1), or unlimited"), "\(help)")
-        #expect(try words(["--help"]).contains("0 is a usage error (exit 64), never \"no limit\""))
+        await #expect(try words(["--help"]).contains("0 is a usage error (exit 64), never \"no limit\""))
     }
 }

@@ -35,7 +35,7 @@ import ThumbnailKit
     }
 
     /// A JSON Feed naming `images`, served at /feed.json.
-    func serveFeed(images: [String]) throws {
+    func serveFeed(images: [String]) async throws {
         let items = images.enumerated().map { ["id": "\($0)", "title": "item \($0)", "image": $1] }
         let feed: [String: Any] = ["version": "https://jsonfeed.org/version/1.1", "title": "Crafted", "items": items]
         server.route("/feed.json", .init(body: Array(try JSONSerialization.data(withJSONObject: feed))))
@@ -44,7 +44,7 @@ import ThumbnailKit
     @Test func warmsTextSummaryAndProgressShowCraftedURLsEscapedAndEachFailureNamesItsURLOnce() async throws {
         let valid = "jpeg-baseline-420-gradient-256x192.jpg"
         server.route("/images/\(valid)", .init(body: try Fixtures.bytes(ofTestImage: valid)))
-        try serveFeed(images: [
+        try await serveFeed(images: [
             "file:///etc/" + Self.clipboard,  // refused: a web feed may not point at local files
             "gopher://evil.invalid/" + Self.attack,  // refused: not http(s)
             "/images/missing.jpg",  // HTTP 404
@@ -70,7 +70,7 @@ import ThumbnailKit
 
     @Test func warmsJSONEscapesEveryControlAndReadsBackAsTheCraftedURL() async throws {
         let url = "gopher://evil.invalid/" + Self.clipboard + Self.attack + "\u{7F}\u{85}\u{2067}"
-        try serveFeed(images: [url])
+        try await serveFeed(images: [url])
         let arguments = ["warm", server.url("/feed.json"), "--cache-dir", temporary.path("cache"), "--json"]
         let run = try await runBlocking { try ChildProcess.run(arguments, limits: .init(duration: .seconds(20))) }
 
@@ -106,13 +106,13 @@ import ThumbnailKit
         #expect(controls(in: run.standardError).isEmpty, "\(controls(in: run.standardError))")
     }
 
-    @Test func thumbsLinesShowCraftedFileNamesEscaped() throws {
+    @Test func thumbsLinesShowCraftedFileNamesEscaped() async throws {
         let good = temporary.path("good" + Self.clipboard + ".jpg")
         try Data(try Fixtures.bytes(ofTestImage: "jpeg-baseline-420-gradient-256x192.jpg")).write(to: URL(fileURLWithPath: good))
         let bad = temporary.path("bad" + Self.attack + ".jpg")
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: bad))
 
-        let run = try ChildProcess.run(["thumb", good, bad, "-o", temporary.path("out")])
+        let run = try await ChildProcess.run(["thumb", good, bad, "-o", temporary.path("out")])
 
         #expect(run.status == 1)
         #expect(controls(in: run.standardOutput).isEmpty && controls(in: run.standardError).isEmpty,
@@ -121,7 +121,7 @@ import ThumbnailKit
         #expect(run.standardError.contains("bad\(Self.attackShown).jpg: unsupportedFormat"), "\(run.standardError)")
     }
 
-    @Test func cacheVerifyAndStatsShowACraftedDirectoryEscaped() throws {
+    @Test func cacheVerifyAndStatsShowACraftedDirectoryEscaped() async throws {
         let directory = temporary.path("cache" + Self.attack)
         let cache = try DiskCache(directory: directory)
         try cache.store([UInt8](repeating: 7, count: 5_000), forKey: "a", in: .originals)
@@ -132,21 +132,21 @@ import ThumbnailKit
         contents[contents.count - 1] ^= 1
         try contents.write(to: victim)
 
-        let verify = try ChildProcess.run(["cache", "verify", "--cache-dir", directory])
+        let verify = try await ChildProcess.run(["cache", "verify", "--cache-dir", directory])
         #expect(verify.status == 1)
         #expect(controls(in: verify.standardOutput).isEmpty, "\(controls(in: verify.standardOutput))")
         #expect(verify.standardOutput.contains("damaged: " + temporary.path("cache" + Self.attackShown) + "/originals/"),
                 "\(verify.standardOutput)")
 
-        let stats = try ChildProcess.run(["cache", "stats", "--cache-dir", directory])
+        let stats = try await ChildProcess.run(["cache", "stats", "--cache-dir", directory])
         #expect(stats.status == 0 && controls(in: stats.standardOutput).isEmpty, "\(stats.standardOutput)")
         #expect(stats.standardOutput.contains("cache " + temporary.path("cache" + Self.attackShown)), "\(stats.standardOutput)")
     }
 
-    @Test func anUnusableCacheDirectoryIsNamedEscaped() throws {
+    @Test func anUnusableCacheDirectoryIsNamedEscaped() async throws {
         let file = temporary.path("file" + Self.clipboard)
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        let run = try ChildProcess.run(["cache", "stats", "--cache-dir", file])
+        let run = try await ChildProcess.run(["cache", "stats", "--cache-dir", file])
 
         #expect(run.status == 64)
         #expect(controls(in: run.standardError).isEmpty, "\(controls(in: run.standardError))")

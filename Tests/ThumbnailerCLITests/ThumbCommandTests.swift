@@ -14,13 +14,13 @@ import ThumbnailKit
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    private func writePNG(_ name: String, width: Int = 300, height: Int = 200, alpha: UInt8 = 255) throws -> String {
+    private func writePNG(_ name: String, width: Int = 300, height: Int = 200, alpha: UInt8 = 255) async throws -> String {
         let image = RGBAImage(width: width, height: height) { x, y in (UInt8(x % 256), UInt8(y % 256), 90, alpha) }
         try Data(try image.png()).write(to: URL(fileURLWithPath: path(name)))
         return path(name)
     }
 
-    private func writeJPEG(_ name: String, width: Int = 640, height: Int = 480) throws -> String {
+    private func writeJPEG(_ name: String, width: Int = 640, height: Int = 480) async throws -> String {
         let image = RGBAImage(width: width, height: height) { x, y in (UInt8(x % 256), UInt8(y % 256), 90, 255) }
         let bytes = try ThumbnailEncoder().encode(rgba: image.bytes, width: width, height: height, as: .jpeg)
         try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
@@ -29,31 +29,31 @@ import ThumbnailKit
 
     private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
-    @Test func oneInputWritesTheNamedFileInTheFormatOfItsExtension() throws {
-        let input = try writePNG("in.png")
-        let run = try ChildProcess.run(["thumb", input, "-s", "64", "-o", path("out.jpg")])
+    @Test func oneInputWritesTheNamedFileInTheFormatOfItsExtension() async throws {
+        let input = try await writePNG("in.png")
+        let run = try await ChildProcess.run(["thumb", input, "-s", "64", "-o", path("out.jpg")])
 
         #expect(run.status == 0, "\(run.standardError)")
-        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.jpg")))
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.jpg")))
         #expect(thumbnail.source.format == .jpeg)
         #expect(thumbnail.width == 64 && thumbnail.height == 43)
     }
 
-    @Test func aWidthByHeightBoxIsHonoured() throws {
-        let input = try writeJPEG("wide.jpg", width: 800, height: 200)
-        let run = try ChildProcess.run(["thumb", input, "--size", "100x100", "-o", path("out.png")])
+    @Test func aWidthByHeightBoxIsHonoured() async throws {
+        let input = try await writeJPEG("wide.jpg", width: 800, height: 200)
+        let run = try await ChildProcess.run(["thumb", input, "--size", "100x100", "-o", path("out.png")])
 
         #expect(run.status == 0, "\(run.standardError)")
-        let thumbnail = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
         #expect(thumbnail.source.format == .png)
         #expect(thumbnail.width == 100 && thumbnail.height == 25)
     }
 
-    @Test func severalInputsGoIntoTheDirectoryAsJPEGOrPNGByAlpha() throws {
-        let opaque = try writePNG("opaque.png")
-        let translucent = try writePNG("translucent.png", alpha: 100)
-        let photo = try writeJPEG("photo.jpg")
-        let run = try ChildProcess.run(["thumb", opaque, translucent, photo, "-o", path("thumbs")])
+    @Test func severalInputsGoIntoTheDirectoryAsJPEGOrPNGByAlpha() async throws {
+        let opaque = try await writePNG("opaque.png")
+        let translucent = try await writePNG("translucent.png", alpha: 100)
+        let photo = try await writeJPEG("photo.jpg")
+        let run = try await ChildProcess.run(["thumb", opaque, translucent, photo, "-o", path("thumbs")])
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(exists(path("thumbs/opaque.jpg")))
@@ -64,21 +64,21 @@ import ThumbnailKit
         #expect(lines.first?.hasPrefix(opaque) == true, "output keeps input order")
     }
 
-    @Test func withoutAnOutputTheThumbnailLandsBesideItsInput() throws {
-        let input = try writeJPEG("beside.jpg")
-        let run = try ChildProcess.run(["thumb", input])
+    @Test func withoutAnOutputTheThumbnailLandsBesideItsInput() async throws {
+        let input = try await writeJPEG("beside.jpg")
+        let run = try await ChildProcess.run(["thumb", input])
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(exists(path("beside_thumb.jpg")))
     }
 
-    @Test func failuresExitOneWithALinePerFailureAndLeaveNoOutput() throws {
-        let good = try writeJPEG("good.jpg")
+    @Test func failuresExitOneWithALinePerFailureAndLeaveNoOutput() async throws {
+        let good = try await writeJPEG("good.jpg")
         let jpeg = try Fixtures.bytes(atPath: good)
         try Data(jpeg.prefix(jpeg.count / 2)).write(to: URL(fileURLWithPath: path("half.jpg")))
         try Data("not an image\n".utf8).write(to: URL(fileURLWithPath: path("notes.png")))
 
-        let run = try ChildProcess.run(["thumb", path("half.jpg"), good, path("notes.png"), "-o", path("out")])
+        let run = try await ChildProcess.run(["thumb", path("half.jpg"), good, path("notes.png"), "-o", path("out")])
 
         #expect(run.status == 1)
         let errors = run.standardError.split(separator: "\n")
@@ -92,11 +92,11 @@ import ThumbnailKit
 
     /// An image damaged where it was made is drawn as browsers draw it: a success (exit 0) with a
     /// warning line on stderr, and `damage` in the JSON.
-    @Test func aJPEGDamagedAtItsSourceSucceedsWithAWarning() throws {
+    @Test func aJPEGDamagedAtItsSourceSucceedsWithAWarning() async throws {
         let damaged = path("damaged.jpg")
         try Data(try DamagedJPEG.make(fromTestImage: "jpeg-baseline-444-gradient-256x192.jpg").damaged)
             .write(to: URL(fileURLWithPath: damaged))
-        let run = try ChildProcess.run(["thumb", damaged, "-s", "64", "-o", path("out.png"), "--json"])
+        let run = try await ChildProcess.run(["thumb", damaged, "-s", "64", "-o", path("out.png"), "--json"])
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(exists(path("out.png")))
@@ -106,9 +106,9 @@ import ThumbnailKit
         #expect((record["damage"] as? String)?.contains("Corrupt JPEG data") == true, "\(record)")
     }
 
-    @Test func anUnwritableOutputIsAFailureNamingThePath() throws {
-        let input = try writeJPEG("photo.jpg")
-        let run = try ChildProcess.run(["thumb", input, "-o", "/nonexistent-dir/out.jpg"])
+    @Test func anUnwritableOutputIsAFailureNamingThePath() async throws {
+        let input = try await writeJPEG("photo.jpg")
+        let run = try await ChildProcess.run(["thumb", input, "-o", "/nonexistent-dir/out.jpg"])
 
         #expect(run.status == 1)
         #expect(run.standardError.contains("writeFailed") && run.standardError.contains("/nonexistent-dir/out.jpg"),
@@ -127,15 +127,15 @@ import ThumbnailKit
         ["thumb", "x.webp", "-o", "out.webp"],
         ["thumb", "x.gif", "--format", "gif"],
     ])
-    func usageErrorsExitSixtyFour(arguments: [String]) throws {
-        let run = try ChildProcess.run(arguments)
+    func usageErrorsExitSixtyFour(arguments: [String]) async throws {
+        let run = try await ChildProcess.run(arguments)
 
         #expect(run.status == 64, "\(arguments): \(run.standardError)")
     }
 
-    @Test func jsonPrintsOneObjectPerInputWithSizesScaleAndCost() throws {
-        let photo = try writeJPEG("photo.jpg", width: 2048, height: 1536)
-        let run = try ChildProcess.run(["thumb", photo, "/nonexistent/missing.png", "--json", "-o", path("out")])
+    @Test func jsonPrintsOneObjectPerInputWithSizesScaleAndCost() async throws {
+        let photo = try await writeJPEG("photo.jpg", width: 2048, height: 1536)
+        let run = try await ChildProcess.run(["thumb", photo, "/nonexistent/missing.png", "--json", "-o", path("out")])
 
         #expect(run.status == 1)
         let objects = try run.standardOutput.split(separator: "\n").map {
@@ -155,10 +155,10 @@ import ThumbnailKit
         #expect((failure["reason"] as? String)?.contains("missing.png") == true)
     }
 
-    @Test func aGIFBecomesAThumbnailOfItsFirstFrameWithAlphaAsPNG() throws {
+    @Test func aGIFBecomesAThumbnailOfItsFirstFrameWithAlphaAsPNG() async throws {
         let transparent = Fixtures.testImage("gif-transparent-index-48x32.gif")
         let big = Fixtures.testImage("gif-blocks-interlaced-1200x800.gif")
-        let run = try ChildProcess.run(["thumb", transparent, big, "--json", "-o", path("out")])
+        let run = try await ChildProcess.run(["thumb", transparent, big, "--json", "-o", path("out")])
 
         #expect(run.status == 0, "\(run.standardError)")
         let records = try run.standardOutput.split(separator: "\n").map {
@@ -172,27 +172,27 @@ import ThumbnailKit
         }
         #expect(records[1]["sourceWidth"] as? Int == 1200 && records[1]["sourceHeight"] as? Int == 800)
         #expect(records[1]["width"] as? Int == 256 && records[1]["height"] as? Int == 171)
-        let written = try ThumbnailDecoder(size: .original).decode(contentsOfFile: path("out/gif-transparent-index-48x32.png"))
+        let written = try await ThumbnailDecoder(size: .original).decode(contentsOfFile: path("out/gif-transparent-index-48x32.png"))
         // Index 1 (green) is the transparent index; block (0, 0) is index 0, red.
         #expect(written.pixel(x: 0, y: 0) == (255, 0, 0, 255) && written.pixel(x: 8, y: 0).a == 0)
     }
 
-    @Test func jsonEscapesAwkwardFileNames() throws {
-        let input = try writeJPEG("we\"ird\\na\tme\u{1}é.jpg")
-        let run = try ChildProcess.run(["thumb", input, "--json", "-o", path("out.jpg")])
+    @Test func jsonEscapesAwkwardFileNames() async throws {
+        let input = try await writeJPEG("we\"ird\\na\tme\u{1}é.jpg")
+        let run = try await ChildProcess.run(["thumb", input, "--json", "-o", path("out.jpg")])
 
         #expect(run.status == 0, "\(run.standardError)")
         let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
         #expect(record?["input"] as? String == input)
     }
 
-    @Test func aBigJPEGIsThumbnailedWithoutAFullSizeFrame() throws {
+    @Test func aBigJPEGIsThumbnailedWithoutAFullSizeFrame() async throws {
         let input = path("big.jpg")
         let bytes = try ThumbnailEncoder(jpegQuality: 90).encode(
             rgba: LargeImage.photoLike(width: 6000, height: 4000), width: 6000, height: 4000, as: .jpeg)
         try Data(bytes).write(to: URL(fileURLWithPath: input))
 
-        let run = try ChildProcess.run(["thumb", input, "--json", "-o", path("big_thumb.jpg")])
+        let run = try await ChildProcess.run(["thumb", input, "--json", "-o", path("big_thumb.jpg")])
 
         #expect(run.status == 0, "\(run.standardError)")
         let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as! [String: Any]
@@ -203,20 +203,20 @@ import ThumbnailKit
         #expect(record["jpegPath"] as? String == "libjpeg", "a baseline file")
     }
 
-    @Test func theJSONSaysWhichPathDecodedAProgressiveJPEG() throws {
+    @Test func theJSONSaysWhichPathDecodedAProgressiveJPEG() async throws {
         let photo = try #require(TestImagesManifest.entry(prefix: "photo-", containing: "progressive"))
         for (choice, taken) in [("dc-only", "dc-only"), ("skipping-scans", "skipping-scans"), ("libjpeg", "libjpeg")] {
-            let run = try ChildProcess.run(["thumb", photo.path, "--json", "--progressive-path", choice, "-o", path("p.jpg")])
+            let run = try await ChildProcess.run(["thumb", photo.path, "--json", "--progressive-path", choice, "-o", path("p.jpg")])
             #expect(run.status == 0, "\(run.standardError)")
             let record = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as! [String: Any]
             #expect(record["jpegPath"] as? String == taken, "\(choice)")
         }
     }
 
-    @Test func webPInputsAreThumbnailedAsJPEGOrPNGByAlpha() throws {
+    @Test func webPInputsAreThumbnailedAsJPEGOrPNGByAlpha() async throws {
         let opaque = Fixtures.testImage("webp-lossy-gradient-256x192.webp")
         let translucent = Fixtures.testImage("webp-lossless-rgba-67x43.webp")
-        let run = try ChildProcess.run(["thumb", opaque, translucent, "--json", "-s", "64", "-o", path("thumbs")])
+        let run = try await ChildProcess.run(["thumb", opaque, translucent, "--json", "-s", "64", "-o", path("thumbs")])
 
         #expect(run.status == 0, "\(run.standardError)")
         let records = run.standardOutput.split(separator: "\n").compactMap {
@@ -225,26 +225,26 @@ import ThumbnailKit
         #expect(records.count == 2)
         #expect(records.first?["format"] as? String == "jpeg" && records.last?["format"] as? String == "png")
         #expect(records.first?["sourceWidth"] as? Int == 256 && records.first?["width"] as? Int == 64)
-        let jpeg = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossy-gradient-256x192.jpg")))
+        let jpeg = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossy-gradient-256x192.jpg")))
         #expect(jpeg.width == 64 && jpeg.height == 48)
-        let png = try ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossless-rgba-67x43.png")))
+        let png = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossless-rgba-67x43.png")))
         #expect(png.width == 64 && png.hasAlpha)
     }
 
-    @Test func aDamagedWebPFailsWithItsReason() throws {
-        let run = try ChildProcess.run(["thumb", Fixtures.testImage("invalid/webp-error-truncated-half.webp"), "-o", path("x.jpg")])
+    @Test func aDamagedWebPFailsWithItsReason() async throws {
+        let run = try await ChildProcess.run(["thumb", Fixtures.testImage("invalid/webp-error-truncated-half.webp"), "-o", path("x.jpg")])
 
         #expect(run.status == 1)
         #expect(run.standardError.contains("truncated: WebP data ends after 585 of the 1170 bytes its RIFF header announces"),
                 "\(run.standardError)")
     }
 
-    @Test func aBigLossyWebPIsThumbnailedWithoutAFullSizeFrame() throws {
+    @Test func aBigLossyWebPIsThumbnailedWithoutAFullSizeFrame() async throws {
         // 6000×4000: the RGBA frame would be 96 MB, the YUV 4:2:0 frame libwebp decodes into 36 MB.
         let input = Fixtures.testImage("webp-lossy-gradient-6000x4000.webp")
         let frameBytes = 6000 * 4000 * 4, yuvFrameBytes = 6000 * 4000 * 3 / 2
 
-        let run = try ChildProcess.run(["thumb", input, "--json", "-o", path("big_thumb.jpg")],
+        let run = try await ChildProcess.run(["thumb", input, "--json", "-o", path("big_thumb.jpg")],
                                        limits: ChildProcess.Limits(residentBytes: 2 * frameBytes))
 
         #expect(run.status == 0, "\(run.standardError)")
@@ -260,10 +260,10 @@ import ThumbnailKit
         #endif
     }
 
-    @Test func theJSONAndTheLineSayWhichColourProfileWasApplied() throws {
+    @Test func theJSONAndTheLineSayWhichColourProfileWasApplied() async throws {
         let converted = Fixtures.testImage("icc-jpeg-swapped-red-green-128x64.jpg")
         let ignored = Fixtures.testImage("icc-jpeg-misnumbered-marker-128x64.jpg")
-        let json = try ChildProcess.run(["thumb", converted, ignored, "--json", "-o", directory.path])
+        let json = try await ChildProcess.run(["thumb", converted, ignored, "--json", "-o", directory.path])
         #expect(json.status == 0, "\(json.standardError)")
         let records = try json.standardOutput.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -275,7 +275,7 @@ import ThumbnailKit
         #expect(records.last?["colorNote"] as? String == "an ICC_PROFILE marker is numbered 0 of 3")
         #expect(records.last?["colorProfile"] == nil)
 
-        let text = try ChildProcess.run(["thumb", converted, "-o", path("out.png")])
+        let text = try await ChildProcess.run(["thumb", converted, "-o", path("out.png")])
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("converted to sRGB from \"Thumbnailer test: red and green swapped\""))
     }
