@@ -23,6 +23,13 @@ public struct ChildProcess: Sendable {
         /// Why the child was killed for passing its ``Limits``; `nil` when it exited by itself.
         public let limitExceeded: String?
 
+        /// How the child ended, for a failed expectation's message: its status,
+        /// why it was killed if it was, and the end of its standard error.
+        public var summary: String {
+            let killed = limitExceeded.map { " (\($0))" } ?? ""
+            return "exit \(status)\(killed): \(standardError.suffix(2000))"
+        }
+
         /// Standard output read as one JSON object (a `--json` summary); empty when it is not one.
         public var jsonObject: [String: Any] {
             (try? JSONSerialization.jsonObject(with: Data(standardOutput.utf8))) as? [String: Any] ?? [:]
@@ -39,7 +46,7 @@ public struct ChildProcess: Sendable {
         /// The most memory it may have resident (read from `/proc`, so Linux only).
         public var residentBytes: Int
 
-        public init(duration: Duration = .seconds(30), residentBytes: Int = 1 << 30) {
+        public init(duration: Duration = .seconds(120), residentBytes: Int = 1 << 30) {
             self.duration = duration
             self.residentBytes = residentBytes
         }
