@@ -378,9 +378,17 @@ static ct_status ct_gif_read_passes(ct_gif_reader *r, uint32_t screen_width, uin
     return CT_OK;
 }
 
-/* Allocates the row buffers, the thumbnail (transparent) and the resampler. */
+/*
+ * Allocates the row buffers, the thumbnail (transparent) and the resampler,
+ * once they are known to fit the limit beside giflib's blocks.
+ */
 static ct_status ct_gif_prepare_output(ct_gif_reader *r, const ct_image_info *info, uint32_t dst_width,
                                        uint32_t dst_height) {
+    uint64_t row_bytes = (uint64_t)(r->frame_width > 0 ? r->frame_width : 1) + (uint64_t)info->width * 4;
+    ct_status status = ct_resampler_check_limit("GIF", r->library_bytes + row_bytes, r->limits->max_decoder_memory,
+                                                info->width, info->height, dst_width, dst_height, CT_LAYOUT_RGBA,
+                                                info->progressive, &r->error);
+    if (status != CT_OK) return status;
     r->indices = ct_alloc_bytes(&r->alloc, r->frame_width > 0 ? r->frame_width : 1);
     r->row = ct_alloc_zeroed(&r->alloc, info->width, 4);
     if (r->indices == NULL || r->row == NULL)

@@ -139,6 +139,24 @@ typedef struct ct_resampler {
     uint32_t *col_split_target, *col_split_weight; /* per source column */
 } ct_resampler;
 
+/**
+ * The bytes a resampler for these sizes allocates (its accumulators and
+ * column tables; not dst): 16 per sample of a source row (two 64-bit rows)
+ * when streaming, 8 per sample of the whole output when sparse, so an RGBA
+ * thumbnail of an interlaced image costs 32 bytes a pixel on top of its own 4.
+ */
+uint64_t ct_resampler_working_bytes(uint32_t src_width, uint32_t src_height, uint32_t dst_width,
+                                    uint32_t dst_height, ct_layout layout, int sparse);
+
+/**
+ * Fails with CT_TOO_LARGE, naming the bytes, when a decoder holding `used`
+ * bytes of working memory would pass `limit` (0: none) by adding the
+ * resampler for these sizes; call before allocating it.
+ */
+ct_status ct_resampler_check_limit(const char *decoder, uint64_t used, uint64_t limit, uint32_t src_width,
+                                   uint32_t src_height, uint32_t dst_width, uint32_t dst_height, ct_layout layout,
+                                   int sparse, ct_error *error);
+
 /** Sets up a streaming resampler. dst receives dst_width × dst_height × 4 bytes. */
 ct_status ct_resampler_init(ct_resampler *resampler, ct_alloc *alloc, uint32_t src_width,
                             uint32_t src_height, uint32_t dst_width, uint32_t dst_height,

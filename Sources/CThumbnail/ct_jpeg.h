@@ -99,6 +99,8 @@ typedef struct ct_jpeg_memory {
     ct_alloc *alloc;
     uint64_t limit;
     uint64_t pool_bytes[JPOOL_NUMPOOLS];
+    /** Working memory of this decode outside libjpeg (the area filter), counted against the limit too. */
+    uint64_t outside_bytes;
     void *(*alloc_small)(j_common_ptr, int, size_t);
     void *(*alloc_large)(j_common_ptr, int, size_t);
     JSAMPARRAY (*alloc_sarray)(j_common_ptr, int, JDIMENSION, JDIMENSION);
@@ -115,6 +117,8 @@ typedef struct ct_jpeg_memory {
 
 /** Call right after jpeg_create_*; uses cinfo->client_data. */
 void ct_jpeg_memory_install(ct_jpeg_memory *memory, j_common_ptr cinfo, ct_alloc *alloc, uint64_t limit);
+/** The bytes counted against the limit now: libjpeg's pools and outside_bytes. */
+uint64_t ct_jpeg_memory_held(const ct_jpeg_memory *memory);
 /** Call after jpeg_destroy_*: records the release of whatever the pools still held. */
 void ct_jpeg_memory_release(ct_jpeg_memory *memory);
 /* ---- virtual block arrays that spill to a file (ct_jpeg_spill.c) ------- */

@@ -316,8 +316,16 @@ void ct_jpeg_cmyk_to_rgb(uint8_t *row, uint32_t width, int inverted) {
     for (uint32_t x = 0; x < width; x++) ct_cmyk_ink_to_rgb(row + (size_t)x * 4, inverted, row + (size_t)x * 3);
 }
 
-/* The thumbnail's pixels, and the area filter into them from a width × height image. */
+/*
+ * The thumbnail's pixels, and the area filter into them from a width × height
+ * image, once the filter is known to fit the limit beside what libjpeg holds;
+ * libjpeg's later requests then count it too.
+ */
 static ct_status ct_jpeg_prepare_thumbnail(ct_jpeg_decoder *d, uint32_t width, uint32_t height, ct_error *error) {
+    ct_status status = ct_resampler_check_limit("JPEG", ct_jpeg_memory_held(&d->memory), d->memory.limit, width,
+                                                height, d->thumb_width, d->thumb_height, d->layout, 0, error);
+    if (status != CT_OK) return status;
+    d->memory.outside_bytes = ct_resampler_working_bytes(width, height, d->thumb_width, d->thumb_height, d->layout, 0);
     size_t pixel_bytes = (size_t)d->thumb_width * d->thumb_height * 4;
     d->pixels = malloc(pixel_bytes);
     if (d->pixels == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for a %ux%u thumbnail",

@@ -20,8 +20,7 @@ static ct_jpeg_memory *ct_jpeg_memory_of(j_common_ptr cinfo) { return (ct_jpeg_m
 /* Checks a request against the limit and records it; longjmps when it does not fit. */
 static void ct_jpeg_memory_take(j_common_ptr cinfo, int pool_id, uint64_t bytes) {
     ct_jpeg_memory *memory = ct_jpeg_memory_of(cinfo);
-    uint64_t held = 0;
-    for (int pool = 0; pool < JPOOL_NUMPOOLS; pool++) held += memory->pool_bytes[pool];
+    uint64_t held = ct_jpeg_memory_held(memory);
     if (memory->limit != 0 && (bytes > memory->limit || held > memory->limit - bytes)) {
         ct_error failure;
         ct_fail_memory_limit(&failure, "decoding", held + bytes < held ? UINT64_MAX : held + bytes, memory->limit);
@@ -30,6 +29,12 @@ static void ct_jpeg_memory_take(j_common_ptr cinfo, int pool_id, uint64_t bytes)
     /* A bad pool id is left for libjpeg to reject. */
     if (pool_id >= 0 && pool_id < JPOOL_NUMPOOLS) memory->pool_bytes[pool_id] += bytes;
     ct_alloc_note(memory->alloc, (int64_t)bytes);
+}
+
+uint64_t ct_jpeg_memory_held(const ct_jpeg_memory *memory) {
+    uint64_t held = memory->outside_bytes;
+    for (int pool = 0; pool < JPOOL_NUMPOOLS; pool++) held += memory->pool_bytes[pool];
+    return held;
 }
 
 static uint64_t ct_jpeg_array_bytes(JDIMENSION rows, JDIMENSION columns, size_t element_size) {

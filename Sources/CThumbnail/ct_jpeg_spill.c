@@ -97,8 +97,7 @@ void ct_jpeg_spill_realize(j_common_ptr cinfo) {
         whole += (uint64_t)array->rows * ct_jpeg_row_bytes(array);
         count++;
     }
-    uint64_t held = 0;
-    for (int pool = 0; pool < JPOOL_NUMPOOLS; pool++) held += memory->pool_bytes[pool];
+    uint64_t held = ct_jpeg_memory_held(memory);
     int spill = memory->limit != 0 && (whole > memory->limit || held > memory->limit - whole);
     /* Windows take at most half of what is left: the output stages allocate after them. */
     uint64_t room = memory->limit > held ? memory->limit - held : 0;

@@ -40,6 +40,8 @@ typedef struct ct_png_reader {
     ct_alloc alloc;
     /* what libpng and zlib hold now, checked against limits->max_decoder_memory */
     uint64_t library_bytes;
+    /* the row buffer and the area filter's accumulators, counted against the limit beside them */
+    uint64_t output_bytes;
     uint64_t bytes_read;
     /* file offset where the chunk being read ends, CRC included */
     uint64_t chunk_end;
@@ -58,8 +60,9 @@ typedef struct ct_png_reader {
 static png_voidp ct_png_malloc(png_structp png, png_alloc_size_t size) {
     ct_png_reader *r = png_get_mem_ptr(png);
     uint64_t limit = r->limits->max_decoder_memory;
-    if (limit != 0 && r->library_bytes + size > limit) {
-        ct_fail_memory_limit(&r->error, "PNG", r->library_bytes + size, limit);
+    uint64_t needed = r->library_bytes + r->output_bytes + size;
+    if (limit != 0 && needed > limit) {
+        ct_fail_memory_limit(&r->error, "PNG", needed, limit);
         return NULL;
     }
     void *block = ct_alloc_bytes(&r->alloc, size);
@@ -340,10 +343,21 @@ static ct_status ct_png_read_passes(ct_png_reader *r, uint32_t width, uint32_t h
     return CT_OK;
 }
 
-/* Allocates the row buffer, the thumbnail and the resampler for a source of info's size. */
+/*
+ * Allocates the row buffer, the thumbnail and the resampler for a source of
+ * info's size, once the row and the resampler are known to fit the limit
+ * beside what libpng holds (an Adam7 image's resampler covers the whole output).
+ */
 static ct_status ct_png_prepare_output(ct_png_reader *r, const ct_image_info *info, ct_layout layout,
                                        uint32_t dst_width, uint32_t dst_height) {
-    r->row = ct_alloc_bytes(&r->alloc, png_get_rowbytes(r->png, r->info));
+    size_t row_bytes = png_get_rowbytes(r->png, r->info);
+    ct_status status = ct_resampler_check_limit("PNG", r->library_bytes + row_bytes, r->limits->max_decoder_memory,
+                                                info->width, info->height, dst_width, dst_height, layout,
+                                                info->progressive, &r->error);
+    if (status != CT_OK) return status;
+    r->output_bytes = row_bytes + ct_resampler_working_bytes(info->width, info->height, dst_width, dst_height, layout,
+                                                             info->progressive);
+    r->row = ct_alloc_bytes(&r->alloc, row_bytes);
     if (r->row == NULL) return ct_fail(&r->error, CT_OUT_OF_MEMORY, "out of memory for a PNG row");
     return ct_row_output_init(&r->output, &r->alloc, info->width, info->height, info->progressive, layout, dst_width,
                               dst_height, &r->error);

@@ -84,6 +84,23 @@ CT_ALWAYS_INLINE void ct_add_weighted(uint64_t *sum, const uint8_t *p, int layou
     }
 }
 
+uint64_t ct_resampler_working_bytes(uint32_t src_width, uint32_t src_height, uint32_t dst_width,
+                                    uint32_t dst_height, ct_layout layout, int sparse) {
+    if (src_width == dst_width && src_height == dst_height) return 0;
+    uint64_t samples = (uint64_t)ct_samples(layout);
+    if (sparse)
+        return (uint64_t)dst_width * dst_height * samples * sizeof(uint64_t) + (uint64_t)src_width * 2 * sizeof(uint32_t);
+    return (uint64_t)src_width * samples * 2 * sizeof(uint64_t) + (uint64_t)dst_width * 4 * sizeof(uint32_t);
+}
+
+ct_status ct_resampler_check_limit(const char *decoder, uint64_t used, uint64_t limit, uint32_t src_width,
+                                   uint32_t src_height, uint32_t dst_width, uint32_t dst_height, ct_layout layout,
+                                   int sparse, ct_error *error) {
+    uint64_t needed = used + ct_resampler_working_bytes(src_width, src_height, dst_width, dst_height, layout, sparse);
+    if (limit != 0 && needed > limit) return ct_fail_memory_limit(error, decoder, needed, limit);
+    return CT_OK;
+}
+
 /* The part both modes share: checks the sizes and records them. */
 static ct_status ct_resampler_setup(ct_resampler *r, ct_alloc *alloc, uint32_t src_width, uint32_t src_height,
                                     uint32_t dst_width, uint32_t dst_height, ct_layout layout, uint8_t *dst,

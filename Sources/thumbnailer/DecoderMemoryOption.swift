@@ -9,7 +9,8 @@ struct DecoderMemoryOption: ParsableArguments {
         discussion: """
             A progressive JPEG's coefficients that do not fit go to a temporary file in $TMPDIR (or \
             /tmp). A WebP whose whole-frame buffers (a lossy frame's alpha plane, a lossless image) \
-            need more is refused, naming the bytes it needs.
+            need more is refused, naming the bytes it needs, as is an interlaced PNG or GIF whose \
+            thumbnail's sums need more (32 bytes a pixel of an RGBA thumbnail: about 1000×1000 fit in 32 MiB).
             """))
     var maxDecoderMemory = ByteCount(bytes: DecodingLimits.default.maxDecoderMemory ?? 0)
 

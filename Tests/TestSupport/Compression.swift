@@ -66,7 +66,7 @@ public enum Compression {
     private static func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
 
     /// One zlib deflate stream, at an address of its own: zlib's state points back at it, so it must not move.
-    private final class Encoder {
+    final class Encoder {
         private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
 
         init(windowBits: Int32, level: Int32) {

@@ -145,4 +145,43 @@ import ThumbnailKit
         #expect(refused.standardError.contains("needs 200"), "\(refused.standardError)")
         #expect(refused.standardError.contains("over the decoder memory limit of 16 MiB"), "\(refused.standardError)")
     }
+
+    /// An Adam7 PNG's rows arrive pass by pass, so its area filter keeps 64-bit sums for every
+    /// sample of the whole output: 32 bytes a pixel of an RGBA thumbnail. At 1500 px of a
+    /// 3000×3000 file that is 72 MB, past the 32 MiB limit: refused before it is allocated,
+    /// naming the bytes and the option; at 256 px (2 MiB of sums) and with the option raised it decodes.
+    @Test func anAdam7PNGWhoseWholeOutputSumsPassTheLimitIsRefusedBeforeTheyAreAllocated() async throws {
+        let input = try await write("adam7.png") { GiantPNG.rgba(width: 3000, height: 3000, interlaced: true) }
+        let refused = try await runThumbnailer(["thumb", input, "-s", "1500", "-o", path("refused.png")])
+        let small = try await runThumbnailer(["thumb", input, "-s", "256", "-o", path("small.png")])
+        let allowed = try await runThumbnailer(["thumb", input, "-s", "1500", "--max-decoder-memory", "80M",
+                                            "-o", path("allowed.png")])
+
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("PNG needs 720"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("over the decoder memory limit of 32 MiB (--max-decoder-memory"),
+                "\(refused.standardError)")
+        expectWithinTheProcessBound(refused, "refused Adam7 3000×3000 at 1500 px")
+        #expect(small.status == 0, "\(small.standardError)")
+        expectWithinTheProcessBound(small, "Adam7 3000×3000 at 256 px")
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("allowed.png")))
+        #expect(thumbnail.width == 1500 && thumbnail.height == 1500)
+        let left = pixel(thumbnail, x: 2, y: 750), right = pixel(thumbnail, x: 1497, y: 750)
+        #expect(left.r < 5 && right.r > 250 && right.a == GiantPNG.alpha, "left \(left), right \(right)")
+    }
+
+    /// A non-interlaced PNG streams, but its area filter sums two source rows of 64-bit samples:
+    /// 4,000,000 × 1 RGBA needs 256 MB of sums beside three rows of 16 MB (libpng's two and
+    /// ours), refused the same way.
+    @Test func aPNGWhoseRowSumsPassTheLimitIsRefusedBeforeTheyAreAllocated() async throws {
+        let input = try await write("wide.png") { GiantPNG.rgba(width: 4_000_000, height: 1, interlaced: false) }
+        let refused = try await runThumbnailer(["thumb", input, "-s", "256", "-o", path("refused.png")])
+
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("PNG needs 304"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("over the decoder memory limit of 32 MiB (--max-decoder-memory"),
+                "\(refused.standardError)")
+        expectWithinTheProcessBound(refused, "refused 4,000,000×1 PNG")
+    }
 }

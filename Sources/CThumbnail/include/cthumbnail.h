@@ -79,10 +79,12 @@ typedef struct ct_limits {
     /** Maximum width × height of the source image (decompression bombs). */
     uint64_t max_pixels;
     /**
-     * Maximum working memory the codec library may allocate (libjpeg's
-     * memory manager; libpng's allocations and chunk malloc limit; giflib
-     * needs a fixed 26 KB or so and is not limited). The thumbnail itself is
-     * not counted. A progressive JPEG's whole-image coefficient buffer that
+     * Maximum working memory a decode may allocate: the codec library's
+     * (libjpeg's memory manager; libpng's allocations and chunk malloc limit;
+     * giflib needs a fixed 26 KB or so) and the area filter's sums (16 bytes
+     * a sample of a source row, or for interlaced PNG and GIF 8 bytes a
+     * sample of the whole thumbnail), checked before they are allocated. The
+     * thumbnail itself is not counted. A progressive JPEG's whole-image coefficient buffer that
      * does not fit is kept in an unlinked temporary file in $TMPDIR (or
      * /tmp) with a window of about 1 MiB per component in memory, so it
      * decodes within the limit at the cost of that file's I/O. libwebp's

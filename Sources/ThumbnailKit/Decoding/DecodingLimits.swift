@@ -9,10 +9,13 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxHeight: Int?
     /// Maximum source width × height. Default: 100 megapixels.
     public var maxPixels: Int?
-    /// Maximum working memory the codec library may allocate (the thumbnail
-    /// itself is not counted). A progressive JPEG's whole-image coefficient
-    /// buffer (128 bytes for every 8×8 block of every component, about 6 bytes
-    /// per pixel for 4:2:0, 24 for 4:4:4) that does not fit goes to an unlinked
+    /// Maximum working memory a decode may allocate: the codec library's and
+    /// the area filter's sums (16 bytes a sample of a source row; for an
+    /// interlaced PNG or GIF 8 bytes a sample of the whole thumbnail, 32 a
+    /// pixel for RGBA), each refused before it is allocated when it does not
+    /// fit. The thumbnail itself is not counted. A progressive JPEG's
+    /// whole-image coefficient buffer (128 bytes for every 8×8 block of every
+    /// component: 3 bytes a pixel for 4:2:0, 6 for 4:4:4) that does not fit goes to an unlinked
     /// temporary file in `$TMPDIR` (or /tmp), with about 1 MiB per component
     /// kept in memory: it decodes within the limit, at the cost of reading and
     /// writing that file once per scan. libwebp's whole-frame buffers cannot
