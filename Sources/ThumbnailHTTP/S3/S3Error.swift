@@ -9,6 +9,10 @@ public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
     case unreachable(String, reason: String)
     /// An answer other than success: the request, the HTTP status, and S3's error code and message when it sent them.
     case refused(String, status: Int, code: String?, message: String?)
+    /// An answer of success whose document does not say what it must: the request, and what is wrong
+    /// (a listing's object without a key, a size that is not a non-negative whole number, a key whose
+    /// percent-encoding is broken). Nothing of it is used.
+    case malformedAnswer(String, reason: String)
 
     /// The store says the credentials are wrong or may not do this: fixing it is the user's job,
     /// and retrying or going on with other images will not help.
@@ -29,6 +33,8 @@ public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
         case let .refused(request, status, code, message):
             "object store refused \(request): HTTP \(status)" + (code.map { " \($0)" } ?? "")
                 + (message.map { ": \($0)" } ?? "")
+        case let .malformedAnswer(request, reason):
+            "object store sent a malformed answer to \(request): \(Self.visible(reason))"
         }
     }
 
