@@ -48,7 +48,7 @@ struct S3ListPageTests {
             == "the object k has the size (none), not a non-negative whole number")
     }
 
-    @Test(arguments: ["thumbs/%zzab", "thumbs/ab%", "thumbs/ab%4", "thumbs/%4g", "thumbs/%%41"])
+    @Test(arguments: ["thumbs/%zzab", "thumbs/ab%", "thumbs/ab%4", "thumbs/%4g", "thumbs/%%41", "thumbs/%+f"])
     func aKeyWithABrokenEscapeIsMalformedNotShortened(key: String) {
         #expect(reason(of: page([(key, "1")])) == "the key \(key) has a % not followed by two hex digits")
     }
