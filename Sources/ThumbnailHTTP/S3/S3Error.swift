@@ -38,11 +38,17 @@ public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// C0 and C1 control characters and DEL: refused in a store location, escaped in a message. (Here,
+    /// not in ``S3Configuration``, so that `scripts/fuzz.sh s3` builds this file without ThumbnailKit.)
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// `text` with control characters shown as `\xNN`, so that a message never carries one to a terminal.
     private static func visible(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars {
-            guard S3Configuration.isControl(scalar) else {
+            guard Self.isControl(scalar) else {
                 shown.unicodeScalars.append(scalar)
                 continue
             }
