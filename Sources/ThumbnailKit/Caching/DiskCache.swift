@@ -155,7 +155,8 @@ public final class DiskCache: Sendable {
     deinit { close(directoryDescriptor) }
 
     /// The entry for `key`, or `nil` when there is none (or it was damaged and
-    /// has just been removed). A hit marks the entry most recently used.
+    /// has just been removed, or a symbolic link stands in its place or its
+    /// folder's). A hit marks the entry most recently used.
     public func entry(forKey key: String, in namespace: Namespace) throws -> DiskCacheEntry? {
         let (id, path) = location(of: key, in: namespace)
         let file: [UInt8]
@@ -203,9 +204,10 @@ public final class DiskCache: Sendable {
     /// system is out of room (see ``writeAttemptsWhenFull``).
     /// - Throws: ``DiskCacheError/entryTooLarge(bytes:limit:)`` (nothing is
     ///   stored), ``DiskCacheError/storageFull(_:_:)`` when the file system
-    ///   has no room for it even after evicting, ``DiskCacheError/writeFailed(_:reason:)``
-    ///   when the write fails otherwise (the cache stays as it was, less any
-    ///   entries already evicted to make room).
+    ///   has no room for it even after evicting, ``DiskCacheError/notAFolder(_:symbolicLink:)``
+    ///   when a symbolic link or a file stands where its namespace or shard folder
+    ///   should be, ``DiskCacheError/writeFailed(_:reason:)`` when the write fails
+    ///   otherwise (the cache stays as it was, less any entries already evicted to make room).
     public func store(_ bytes: [UInt8], forKey key: String, in namespace: Namespace,
                       metadata: DiskCacheMetadata = DiskCacheMetadata()) throws {
         let (id, path) = location(of: key, in: namespace)

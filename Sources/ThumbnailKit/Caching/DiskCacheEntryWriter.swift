@@ -8,9 +8,10 @@ import Darwin
 
 /// A disk-cache entry being written as its payload arrives (a download
 /// streamed to disk): a temporary file beside the entry's place, hashed on
-/// the way, that becomes the entry only on ``commit()``. It is created and
-/// renamed in the entry's shard folder, held open from the cache's own
-/// directory (see ``DiskCacheEntryFolder``), never through a symbolic link.
+/// the way, that becomes the entry only on ``commit()``. It is created in the
+/// entry's shard folder, held open from the cache's own directory (see
+/// ``DiskCacheEntryFolder``), and renamed into that folder opened again at
+/// commit: never through a symbolic link.
 ///
 /// Until then no reader can see it, and a writer that is discarded, released
 /// or killed leaves nothing a later run trusts: ``discard()`` and `deinit`
