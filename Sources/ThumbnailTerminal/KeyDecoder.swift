@@ -2,13 +2,21 @@
 /// arrows, PgUp/PgDn and space, g/G and Home/End, r, q and Ctrl-C. An escape
 /// sequence split across reads is kept until it is complete; an unknown one,
 /// or a string the terminal sent (a late reply to a graphics query), is
-/// dropped whole, never leaked as characters.
+/// dropped whole, never leaked as characters. A lone escape is told from
+/// the start of a sequence by time: see ``flushPendingEscape(at:)``.
 public struct KeyDecoder: Sendable {
     /// The escape sequence begun and not complete yet, ESC first; at most ``longestSequence`` bytes.
     private var pending: [UInt8] = []
     /// The rest of a sequence too long to be a key, or of a string, dropped byte by byte as it comes:
     /// kept whole, an endless one would grow without bound and be searched again on every read.
     private var skipping: Skipping?
+    /// When the last read came, given to ``decode(_:at:)``: the bytes held, if any, came then or before.
+    private var lastReadAt: ContinuousClock.Instant?
+
+    /// How long the rest of an escape sequence may take to come after its last byte: past it, an escape
+    /// held alone was the Esc key (or a sequence whose rest never came). A terminal writes a sequence
+    /// at once; one split across reads (a full buffer, a slow link) goes on within milliseconds.
+    public static let escapeTimeout: Duration = .milliseconds(100)
 
     /// The longest control sequence kept whole; keys are at most 3 bytes after `ESC [`. Longer ones
     /// (mouse reports, replies) are dropped as they come.
@@ -56,10 +64,25 @@ public struct KeyDecoder: Sendable {
         return keys
     }
 
+    /// The keys `bytes`, read at `now`, complete; `now` is what ``flushPendingEscape(at:)`` measures from.
+    public mutating func decode(_ bytes: [UInt8], at now: ContinuousClock.Instant) -> [Key] {
+        if !bytes.isEmpty { lastReadAt = now }
+        return decode(bytes)
+    }
+
+    /// ``flushPendingEscape()`` once no byte has come for ``escapeTimeout``
+    /// since the last read given to ``decode(_:at:)``; before, nothing. A
+    /// caller that flushes on a timer then never cuts a sequence whose rest is
+    /// still on its way, however the reads and the timer interleave.
+    public mutating func flushPendingEscape(at now: ContinuousClock.Instant) -> [Key] {
+        guard let lastReadAt, now - lastReadAt >= Self.escapeTimeout else { return [] }
+        return flushPendingEscape()
+    }
+
     /// Drops a lone escape (the Esc key, or a sequence whose rest never
-    /// came) and stops dropping a string whose end never came; the caller
-    /// calls this when no byte has come for a moment. Returns the keys that
-    /// were waiting behind the escape.
+    /// came) and stops dropping a string whose end never came, at once (at
+    /// the end of the input; on a timer, see ``flushPendingEscape(at:)``).
+    /// Returns the keys that were waiting behind the escape.
     public mutating func flushPendingEscape() -> [Key] {
         skipping = nil
         guard !pending.isEmpty else { return [] }

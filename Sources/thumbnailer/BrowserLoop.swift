@@ -125,7 +125,7 @@ import Darwin
         loop: for await event in events {
             switch event {
             case let .input(bytes):
-                for key in decoder.decode(bytes) where !screen.handle(key) { break loop }
+                for key in decoder.decode(bytes, at: .now) where !screen.handle(key) { break loop }
                 requestFrame()
             case .resize:
                 if case .tmuxPassthrough = renderer?.route, let pane = TmuxPane.current(environment: ProcessEnvironment.variables()) {
@@ -142,7 +142,8 @@ import Darwin
             case .quit:
                 break loop
             case .tick:
-                for key in decoder.flushPendingEscape() where !screen.handle(key) { break loop }
+                // Only an escape whose rest has not come for a while: a tick can fall between two reads of one sequence.
+                for key in decoder.flushPendingEscape(at: .now) where !screen.handle(key) { break loop }
                 screen.tick()
                 requestFrame()
             case .changed:

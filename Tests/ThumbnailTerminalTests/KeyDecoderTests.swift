@@ -64,3 +64,46 @@ import Testing
         #expect(keys == [.down, .up], "1 MiB inside the sequence, then its end: nothing of it read as keys")
     }
 }
+
+/// A timer that flushes the decoder (the browser's 80 ms tick) can fall between two reads of one
+/// escape sequence: only an escape whose rest has not come for ``KeyDecoder/escapeTimeout`` is flushed.
+/// Before, every tick flushed, so an arrow split across reads at a tick became a dropped escape and
+/// the keys `[` and `B`. The reads and ticks are given their instants; nothing sleeps.
+@Suite struct KeyDecoderTimeoutTests {
+    let start = ContinuousClock.now
+
+    func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+
+    @Test func anArrowSplitAcrossReadsWithATickBetweenIsOneKey() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode([0x1B], at: at(0)) == [])
+        #expect(decoder.flushPendingEscape(at: at(79)) == [], "a tick within the timeout keeps the escape")
+        #expect(decoder.decode(Array("[B".utf8), at: at(81)) == [.down])
+    }
+
+    @Test func aTickJustBeforeTheTimeoutAfterTheLastByteKeepsTheSequence() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("\u{1B}[".utf8), at: at(0)) == [])
+        #expect(decoder.flushPendingEscape(at: at(0) + KeyDecoder.escapeTimeout - .milliseconds(1)) == [])
+        #expect(decoder.decode(Array("6~".utf8), at: at(120)) == [.pageDown])
+    }
+
+    @Test func aLoneEscapeIsFlushedOnceTheTimeoutHasPassed() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("j\u{1B}".utf8), at: at(0)) == [.down])
+        #expect(decoder.flushPendingEscape(at: at(0) + KeyDecoder.escapeTimeout) == [])
+        // The escape is gone: what comes next is read on its own, not as the rest of a sequence.
+        #expect(decoder.decode(Array("[B".utf8), at: at(500)) == [.character("["), .character("B")])
+    }
+
+    /// A terminal's reply trickling in over several ticks is still dropped whole: "G" would jump to the bottom.
+    @Test func aStringStillComingAcrossTicksIsNotLeakedAsKeys() {
+        var decoder = KeyDecoder()
+        var keys = decoder.decode(Array("\u{1B}_Gi=3".utf8), at: at(0))
+        keys += decoder.flushPendingEscape(at: at(80))
+        keys += decoder.decode(Array("1;O".utf8), at: at(90))
+        keys += decoder.flushPendingEscape(at: at(160))
+        keys += decoder.decode(Array("K\u{1B}\\k".utf8), at: at(170))
+        #expect(keys == [.up])
+    }
+}

@@ -10,9 +10,10 @@ public func fuzzS3Documents(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let error = S3ErrorDocument(bytes)
     _ = error.error("GET /bucket/key", status: 403).description
-    let page = S3ListPage(bytes)
-    _ = page.objects.reduce(0) { $0 &+ $1.bytes }
-    _ = page.nextContinuationToken?.count
+    if let page = try? S3ListPage(bytes, request: "LIST s3://bucket/prefix") {
+        precondition(page.objects.allSatisfy { $0.bytes >= 0 }, "a negative size was accepted")
+        _ = page.nextContinuationToken?.count
+    }
 
     let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     let document = Array("<Error><Code>\(S3FuzzEscaper.escaped(text))</Code></Error>".utf8)

@@ -14,12 +14,32 @@ enum LibXML2Error {
     /// with this code (libxml2's are positive).
     static let nestingTooDeep = -1
 
+    /// Not libxml2's: bytes the document's encoding cannot convert, reported with this code and the
+    /// encoding's name as the message. libxml2 raises the conversion failure outside the parser
+    /// (`XML_I18N_CONV_FAILED`), and the parser then only says that the document ended early (5).
+    static let undecodableBytes = -2
+
     /// The reason to give for `code`: ours when we have one, else libxml2's own `message`.
     static func reason(code: Int, message: String) -> String {
+        switch code {
+        case undecodableBytes:
+            return "bytes that are not valid \(message), the feed's encoding; save the feed as UTF-8"
+        case unsupportedEncoding:
+            // libxml2's message: "Unsupported encoding NAME".
+            let name = message.trimmingWhitespace().split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init)
+            return "the feed declares the encoding \(name.map { "“\($0)”" } ?? "it does"), which libxml2 on this system cannot "
+                + "convert; save the feed as UTF-8 (UTF-16, ISO-8859-1 and what libxml2's converter knows, such as Shift_JIS, "
+                + "are read too)"
+        default:
+            break
+        }
         if let reason = reasons[code] { return reason }
         let message = message.trimmingWhitespace()
         return message.isEmpty ? "libxml2 error \(code)" : String(message)
     }
+
+    /// `XML_ERR_UNSUPPORTED_ENCODING`: an encoding declaration libxml2 has no converter for.
+    private static let unsupportedEncoding = 32
 
     private static let reasons: [Int: String] = [
         nestingTooDeep: "elements nest deeper than \(FeedLimits.maximumDepth) levels, the most a feed may",
@@ -36,7 +56,6 @@ enum LibXML2Error {
         26: "a reference to an undeclared entity",
         29: "a reference to an external entity",
         31: "an unknown encoding",
-        32: "an unsupported encoding",
         34: "a quoted value is not closed",
         38: "“<” inside an attribute value",
         39: "an attribute value must be in quotes",

@@ -55,10 +55,6 @@ enum XMLEventParser {
         guard let libxml2 = lazy_libxml2_load(&reason)?.pointee else {
             throw .libraryUnavailable(reason: reason.map { String(cString: $0) } ?? "libxml2 could not be loaded")
         }
-        // Errors raised outside the parser (a byte the declared encoding cannot convert, and the I/O
-        // error that follows) go to the thread's handler, which prints them to standard error by
-        // default, past the caller and its escaping; the parser reports the same failure to `sax`.
-        libxml2.xmlSetStructuredErrorFunc(nil) { _, _ in }
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = startElement
@@ -73,6 +69,12 @@ enum XMLEventParser {
         sax.unparsedEntityDecl = unparsedEntityDeclaration
 
         let session = Session(handler: handler, libxml2: libxml2)
+        // Errors raised outside the parser (bytes the document's encoding cannot convert, and the I/O
+        // error that follows) go to the thread's handler, which prints them to standard error by
+        // default, past the caller and its escaping. They come to the session for this parse: the parser
+        // itself only says, after them, that the document ended early.
+        libxml2.xmlSetStructuredErrorFunc(Unmanaged.passUnretained(session).toOpaque(), outsideError)
+        defer { libxml2.xmlSetStructuredErrorFunc(nil) { _, _ in } }
         // libxml2 copies the handler; the session outlives the context.
         let created = first.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) {
@@ -106,6 +108,7 @@ enum XMLEventParser {
         if offset == start + 4 {
             _ = libxml2.xmlParseChunk(context, nil, 0, 1)
         }
+        session.reportUndecodableBytes()
         withExtendedLifetime(session) {}
     }
 
@@ -123,6 +126,8 @@ enum XMLEventParser {
         private(set) var isStopped = false
         /// How many elements are open.
         var depth = 0
+        /// The document's encoding, once libxml2 failed to convert its bytes and until that is reported.
+        var undecodableEncoding: String?
 
         init(handler: any XMLEventHandler, libxml2: lazy_libxml2) {
             self.handler = handler
@@ -151,6 +156,23 @@ enum XMLEventParser {
             let (line, column) = position(in: context)
             handler.refusedEntityDeclaration(named: name.map { String(cString: $0) } ?? "", line: line, column: column)
             stop()
+        }
+
+        /// Reports bytes the document's encoding could not convert, once, where libxml2 stopped for them:
+        /// at the parser's next error (that the document ended early), or at the end.
+        func reportUndecodableBytes() {
+            guard let encoding = undecodableEncoding, let context else { return }
+            undecodableEncoding = nil
+            let (line, column) = position(in: context)
+            handler.error(code: LibXML2Error.undecodableBytes, message: encoding, line: line, column: column)
+            stopIfFinished()
+        }
+
+        /// The encoding the document declares, or else the one libxml2 detected (UTF-16 from its first bytes).
+        func encodingName(of context: xmlParserCtxtPtr) -> String {
+            if let declared = context.pointee.encoding { return String(cString: declared) }
+            if let detected = context.pointee.input?.pointee.buf?.pointee.encoder?.pointee.name { return String(cString: detected) }
+            return "the document's encoding"
         }
 
         /// Where libxml2 is in the document, as it counts lines and columns (from 1).
@@ -212,11 +234,24 @@ enum XMLEventParser {
     private static let structuredError: xmlStructuredErrorFunc = { userData, error in
         let session = Session.from(userData)
         guard let error, let context = session.context else { return }
+        session.reportUndecodableBytes()
         let message = error.pointee.message.map { String(cString: $0) } ?? ""
         // Where the parser is, as FoundationXML reported it: for an error inside an attribute or a
         // mismatched end tag, that is after the construct, where libxml2 noticed.
         let (line, column) = session.position(in: context)
         session.handler.error(code: Int(error.pointee.code), message: message, line: line, column: column)
         session.stopIfFinished()
+    }
+
+    /// An error libxml2 raises outside the parser: a conversion that failed (`XML_I18N_CONV_FAILED`,
+    /// and the `XML_IO_ENCODER` error after it) is noted for ``Session/reportUndecodableBytes()``; the
+    /// rest say nothing the parser does not.
+    private static let outsideError: xmlStructuredErrorFunc = { userData, error in
+        guard let userData, let error else { return }
+        let session = Session.from(userData)
+        guard let context = session.context, !session.isStopped else { return }
+        let code = Int(error.pointee.code)
+        guard code == Int(XML_I18N_CONV_FAILED.rawValue) || code == Int(XML_IO_ENCODER.rawValue) else { return }
+        session.undecodableEncoding = session.undecodableEncoding ?? session.encodingName(of: context)
     }
 }

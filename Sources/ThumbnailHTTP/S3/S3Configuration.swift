@@ -102,7 +102,7 @@ public struct S3Configuration: Sendable, Hashable {
     /// an empty, `.` or `..` segment, or a control character. An empty key is fine (no prefix).
     private static func problem(withKey key: String, in place: String) -> String? {
         guard !key.isEmpty else { return nil }
-        if key.unicodeScalars.contains(where: isControl) {
+        if key.unicodeScalars.contains(where: S3Error.isControl) {
             return "a control character in \(place)"
         }
         for segment in key.split(separator: "/", omittingEmptySubsequences: false) {
@@ -113,11 +113,6 @@ public struct S3Configuration: Sendable, Hashable {
             }
         }
         return nil
-    }
-
-    /// C0 and C1 control characters and DEL.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `s3://bucket/prefix`.

@@ -99,29 +99,53 @@ struct S3ListPage {
     let isTruncated: Bool
     let nextContinuationToken: String?
 
-    init(_ body: [UInt8]) {
-        objects = S3XMLText.sections(named: "Contents", in: body).compactMap { section in
+    /// Reads the page `body` answered to `request`.
+    /// - Throws: ``S3Error/malformedAnswer(_:reason:)`` for an object without a key, or whose size is
+    ///   missing or not a non-negative whole number, or whose key is not valid percent-encoding: a page
+    ///   read in part would make a listing that looks whole.
+    init(_ body: [UInt8], request: String) throws(S3Error) {
+        var objects: [(key: String, bytes: Int)] = []
+        for section in S3XMLText.sections(named: "Contents", in: body) {
             let contents = Array(section)
-            guard let key = S3XMLText.values(of: "Key", in: contents).first,
-                  let size = S3XMLText.values(of: "Size", in: contents).first.flatMap({ Int($0) })
-            else { return nil }
-            return (Self.urlDecoded(key), size)
+            guard let encodedKey = S3XMLText.values(of: "Key", in: contents).first else {
+                throw .malformedAnswer(request, reason: "an object without a <Key>")
+            }
+            guard let key = Self.urlDecoded(encodedKey) else {
+                throw .malformedAnswer(request, reason: "the key \(encodedKey) has a % not followed by two hex digits")
+            }
+            let sizeText = S3XMLText.values(of: "Size", in: contents).first
+            guard let sizeText, let size = Self.count(sizeText) else {
+                throw .malformedAnswer(request, reason: "the object \(key) has the size \(sizeText.map { "\"\($0)\"" } ?? "(none)"), "
+                                           + "not a non-negative whole number")
+            }
+            objects.append((key, size))
         }
+        self.objects = objects
         isTruncated = S3XMLText.values(of: "IsTruncated", in: body).first == "true"
         nextContinuationToken = S3XMLText.values(of: "NextContinuationToken", in: body).first
     }
 
-    /// A key as `encoding-type=url` sends it: percent-encoded UTF-8.
-    private static func urlDecoded(_ text: String) -> String {
+    /// Decimal digits only (no sign, no spaces), within `Int`.
+    private static func count(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
+    }
+
+    /// A key as `encoding-type=url` sends it: percent-encoded UTF-8; `nil`
+    /// when a `%` is not followed by two hex digits (no byte is guessed or dropped).
+    private static func urlDecoded(_ text: String) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-               let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
-                bytes.append(value)
-            } else {
+            guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                continue
             }
+            // A hex digit first: `UInt8(_:radix:)` would take "+f" for 15.
+            guard let high = iterator.next(), Character(Unicode.Scalar(high)).isHexDigit, let low = iterator.next(),
+                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            else { return nil }
+            bytes.append(value)
         }
         return String(decoding: bytes, as: UTF8.self)
     }

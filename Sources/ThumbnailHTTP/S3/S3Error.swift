@@ -9,6 +9,10 @@ public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
     case unreachable(String, reason: String)
     /// An answer other than success: the request, the HTTP status, and S3's error code and message when it sent them.
     case refused(String, status: Int, code: String?, message: String?)
+    /// An answer of success whose document does not say what it must: the request, and what is wrong
+    /// (a listing's object without a key, a size that is not a non-negative whole number, a key whose
+    /// percent-encoding is broken). Nothing of it is used.
+    case malformedAnswer(String, reason: String)
 
     /// The store says the credentials are wrong or may not do this: fixing it is the user's job,
     /// and retrying or going on with other images will not help.
@@ -29,14 +33,22 @@ public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
         case let .refused(request, status, code, message):
             "object store refused \(request): HTTP \(status)" + (code.map { " \($0)" } ?? "")
                 + (message.map { ": \($0)" } ?? "")
+        case let .malformedAnswer(request, reason):
+            "object store sent a malformed answer to \(request): \(Self.visible(reason))"
         }
+    }
+
+    /// C0 and C1 control characters and DEL: refused in a store location, escaped in a message. (Here,
+    /// not in ``S3Configuration``, so that `scripts/fuzz.sh s3` builds this file without ThumbnailKit.)
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `text` with control characters shown as `\xNN`, so that a message never carries one to a terminal.
     private static func visible(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars {
-            guard S3Configuration.isControl(scalar) else {
+            guard Self.isControl(scalar) else {
                 shown.unicodeScalars.append(scalar)
                 continue
             }

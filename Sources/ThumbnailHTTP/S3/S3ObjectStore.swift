@@ -156,7 +156,7 @@ public final class S3ObjectStore: ObjectStore {
             guard response.status == 200 else {
                 throw S3ErrorDocument(response.body).error(label, status: response.status)
             }
-            let page = S3ListPage(response.body)
+            let page = try S3ListPage(response.body, request: label)
             try body(page.objects.map { (configuration.keyBelowPrefix($0.key), $0.bytes) })
             continuation = page.isTruncated ? page.nextContinuationToken : nil
         } while continuation != nil

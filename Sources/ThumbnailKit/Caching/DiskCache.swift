@@ -15,6 +15,11 @@ import Darwin
 ///   by the SHA-256 of their key, so no user text reaches a path.
 /// - A write goes to a temporary file in the entry's directory and is renamed
 ///   into place: a reader sees the old entry or the new one, never part of one.
+/// - Every write, rename, read and touch of an entry goes through the cache's
+///   own open folders (see ``DiskCacheEntryFolder``): where a symbolic link
+///   (or a file) stands in place of a namespace or shard folder, a write fails
+///   with ``DiskCacheError/notAFolder(_:symbolicLink:)`` and a read is a miss;
+///   nothing outside the cache directory is written, read or touched.
 /// - Every entry carries a SHA-256 of its contents; a torn, truncated or
 ///   altered file is removed and reported as a miss, never served.
 /// - The size limit counts the bytes the files occupy on disk, and holds
@@ -150,22 +155,24 @@ public final class DiskCache: Sendable {
     deinit { close(directoryDescriptor) }
 
     /// The entry for `key`, or `nil` when there is none (or it was damaged and
-    /// has just been removed). A hit marks the entry most recently used.
+    /// has just been removed, or a symbolic link stands in its place or its
+    /// folder's). A hit marks the entry most recently used.
     public func entry(forKey key: String, in namespace: Namespace) throws -> DiskCacheEntry? {
         let (id, path) = location(of: key, in: namespace)
-        let file: [UInt8]?
+        let file: [UInt8]
+        guard let descriptor = try openFile(of: id, path: path) else { return nil }
+        defer { close(descriptor) }
         do {
-            file = try FileSystem.read(path)
+            file = try FileSystem.read(descriptor, from: 0, upTo: nil, path: path)
         } catch {
             throw DiskCacheError.readFailed(path, reason: "\(error)")
         }
-        guard let file else { return nil }
         let now = FileSystem.now()
         guard let entry = DiskCacheEntryFormat.decode(file, lastUsedAt: now / 1_000_000_000), entry.key == key else {
             try discardDamaged(id: id)
             return nil
         }
-        FileSystem.touch(path)
+        FileSystem.touch(descriptor)
         index.withLock { $0.markUsed(id, at: now) }
         return entry
     }
@@ -175,12 +182,12 @@ public final class DiskCache: Sendable {
     /// - Parameter url: the image the entry belongs to (its original's key): an
     ///   entry found is then followed in ``imageEvictions``.
     public func containsEntry(forKey key: String, in namespace: Namespace, ofImage url: String? = nil) -> Bool {
-        let (id, path) = location(of: key, in: namespace)
-        guard let url else { return FileSystem.status(path) != nil }
+        let id = location(of: key, in: namespace).id
+        guard let url else { return fileStatus(of: id) != nil }
         // Under the index's lock, which eviction holds: an entry evicted between the look and
         // the following would be followed though gone, and its eviction never counted.
         return index.withLock { _ in
-            guard let status = FileSystem.status(path) else { return false }
+            guard let status = fileStatus(of: id) else { return false }
             imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: FileSystem.onDiskSize(status))
             return true
         }
@@ -197,9 +204,10 @@ public final class DiskCache: Sendable {
     /// system is out of room (see ``writeAttemptsWhenFull``).
     /// - Throws: ``DiskCacheError/entryTooLarge(bytes:limit:)`` (nothing is
     ///   stored), ``DiskCacheError/storageFull(_:_:)`` when the file system
-    ///   has no room for it even after evicting, ``DiskCacheError/writeFailed(_:reason:)``
-    ///   when the write fails otherwise (the cache stays as it was, less any
-    ///   entries already evicted to make room).
+    ///   has no room for it even after evicting, ``DiskCacheError/notAFolder(_:symbolicLink:)``
+    ///   when a symbolic link or a file stands where its namespace or shard folder
+    ///   should be, ``DiskCacheError/writeFailed(_:reason:)`` when the write fails
+    ///   otherwise (the cache stays as it was, less any entries already evicted to make room).
     public func store(_ bytes: [UInt8], forKey key: String, in namespace: Namespace,
                       metadata: DiskCacheMetadata = DiskCacheMetadata()) throws {
         let (id, path) = location(of: key, in: namespace)
@@ -208,31 +216,32 @@ public final class DiskCache: Sendable {
         let file = DiskCacheEntryFormat.encode(key: key, bytes: bytes, metadata: stamped)
         guard file.count <= sizeLimit else { throw DiskCacheError.entryTooLarge(bytes: file.count, limit: sizeLimit) }
 
-        let temporary = temporaryPath(besides: path)
-        let onDisk: Int
+        let temporary = Self.temporaryName()
+        let (folder, onDisk): (DiskCacheEntryFolder, Int)
         do {
-            onDisk = try makingRoom(for: file.count, keeping: id) {
-                try inEntryFolder(of: path) {
-                    try FileSystem.create(temporary, with: file, synchronize: synchronizesWrites)
-                }
+            (folder, onDisk) = try makingRoom(for: file.count, keeping: id) {
+                let folder = try makeFolder(of: id)
+                return (folder, try FileSystem.create(temporary, in: folder.descriptor, path: folder.path(of: temporary),
+                                                      with: file, synchronize: synchronizesWrites))
             }
         } catch {
             throw DiskCacheError.writing(path, error)
         }
-        try commit(temporary, occupying: onDisk, as: id, at: path, ofImage: metadata.url)
+        try commit(temporary, in: folder, occupying: onDisk, as: id, at: path, ofImage: metadata.url)
     }
 
     /// Starts an entry for `key` whose payload arrives in pieces (a download):
     /// it is written to a temporary file, hashed on the way, and becomes the
     /// entry only when committed. Its writes make room as ``store(_:forKey:in:metadata:)``'s do.
-    /// - Throws: ``DiskCacheError/storageFull(_:_:)``, ``DiskCacheError/writeFailed(_:reason:)``.
+    /// - Throws: ``DiskCacheError/storageFull(_:_:)``, ``DiskCacheError/writeFailed(_:reason:)``,
+    ///   ``DiskCacheError/notAFolder(_:symbolicLink:)``.
     public func makeEntryWriter(forKey key: String, in namespace: Namespace,
                                 metadata: DiskCacheMetadata = DiskCacheMetadata()) throws -> DiskCacheEntryWriter {
         let (id, path) = location(of: key, in: namespace)
         var stamped = metadata
         stamped.storedAt = FileSystem.now() / 1_000_000_000
         return try DiskCacheEntryWriter(cache: self, key: key, id: id, path: path,
-                                        temporary: temporaryPath(besides: path), metadata: stamped)
+                                        temporary: Self.temporaryName(), metadata: stamped)
     }
 
     /// The entry for `key`, opened and checked end to end without reading it
@@ -242,11 +251,7 @@ public final class DiskCache: Sendable {
     /// other processes do to the cache.
     public func openEntry(forKey key: String, in namespace: Namespace) throws -> OpenedDiskCacheEntry? {
         let (id, path) = location(of: key, in: namespace)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw DiskCacheError.readFailed(path, reason: "\(FileSystem.failure("cannot open", path))")
-        }
+        guard let descriptor = try openFile(of: id, path: path) else { return nil }
         let entry: OpenedDiskCacheEntry?
         do {
             entry = try OpenedDiskCacheEntry(checking: descriptor, path: path, use: entriesInUse.use(id))
@@ -263,28 +268,35 @@ public final class DiskCache: Sendable {
             try discardDamaged(id: id)
             return nil
         }
-        FileSystem.touch(path)
+        FileSystem.touch(descriptor)
         index.withLock { $0.markUsed(id, at: FileSystem.now()) }
         return entry
     }
 
-    /// Renames a finished temporary file into place as the entry `id`, after
-    /// evicting what the limit requires; the temporary file is removed on
-    /// failure. An entry of the image at `url` is followed in ``imageEvictions``.
-    func commit(_ temporary: String, occupying onDisk: Int, as id: String, at path: String, ofImage url: String?) throws {
+    /// Renames a finished temporary file of `folder` into place as the entry
+    /// `id`, after evicting what the limit requires; the temporary file is
+    /// removed on failure. The entry's folder is opened again for the rename:
+    /// one replaced by a symbolic link since the temporary file was made (a
+    /// download takes a while) refuses the entry, never receives it. An entry
+    /// of the image at `url` is followed in ``imageEvictions``.
+    func commit(_ temporary: String, in folder: DiskCacheEntryFolder, occupying onDisk: Int, as id: String,
+                at path: String, ofImage url: String?) throws {
+        let name = Self.parts(of: id).hex
         guard onDisk <= sizeLimit else {
-            try? FileSystem.remove(temporary)
+            try? FileSystem.remove(temporary, in: folder.descriptor, path: folder.path(of: temporary))
             throw DiskCacheError.entryTooLarge(bytes: onDisk, limit: sizeLimit)
         }
         do {
             try changeIndex { index in
                 try evict(from: &index, keeping: [id]) { $0.totalBytes - ($0.records[id]?.bytes ?? 0) + onDisk <= sizeLimit }
-                try FileSystem.move(temporary, to: path)
+                let destination = try makeFolder(of: id)
+                try FileSystem.move(temporary, in: folder.descriptor, to: name, in: destination.descriptor,
+                                    path: folder.path(of: temporary))
                 do {
                     try index.add(id, bytes: onDisk, lastUsed: FileSystem.now())
                 } catch {
                     // Without its journal line the other processes would not count it.
-                    try? FileSystem.remove(path)
+                    try? FileSystem.remove(name, in: destination.descriptor, path: path)
                     try? index.remove(id)
                     throw error
                 }
@@ -293,7 +305,7 @@ public final class DiskCache: Sendable {
                 if let url { imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: onDisk) }
             }
         } catch {
-            try? FileSystem.remove(temporary)
+            try? FileSystem.remove(temporary, in: folder.descriptor, path: folder.path(of: temporary))
             throw DiskCacheError.writing(path, error)
         }
     }
@@ -324,21 +336,52 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// A new temporary name in the entry's folder: `.tmp-<pid>-<random>`, so
+    /// A new temporary name for the entry's folder: `.tmp-<pid>-<random>`, so
     /// that a scan can tell whether its writer is gone.
-    private func temporaryPath(besides path: String) -> String {
-        "\(path[..<path.lastIndex(of: "/")!])/.tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    private static func temporaryName() -> String {
+        ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     }
 
-    /// Runs `create`, making the entry's subfolder first if it is missing.
-    func inEntryFolder<Result>(of path: String, _ create: () throws -> Result) throws -> Result {
+    /// The shard folder of the entry `id`, open, made first if it is missing.
+    /// - Throws: ``DiskCacheError/notAFolder(_:symbolicLink:)`` where a link or a file stands in its place.
+    func makeFolder(of id: String) throws -> DiskCacheEntryFolder {
+        let (namespace, hex) = Self.parts(of: id)
+        return try DiskCacheEntryFolder.make(String(hex.prefix(2)), of: namespace, in: directoryDescriptor, at: directory)
+    }
+
+    /// The shard folder of the entry `id`, open; `nil` when it is missing, or
+    /// when a symbolic link or a file stands in its place (its entries are then
+    /// not the cache's: a miss, never followed).
+    private func existingFolder(of id: String) throws -> DiskCacheEntryFolder? {
+        let (namespace, hex) = Self.parts(of: id)
         do {
-            return try create()
-        } catch let error as FileOperationError where error.code == ENOENT {
-            // The first entry in this subfolder: make it, then try once more.
-            try FileSystem.createDirectories(String(path[..<path.lastIndex(of: "/")!]))
-            return try create()
+            return try DiskCacheEntryFolder.open(String(hex.prefix(2)), of: namespace, in: directoryDescriptor, at: directory)
+        } catch DiskCacheError.notAFolder {
+            return nil
         }
+    }
+
+    /// The file of the entry `id`, open for reading through the cache's own
+    /// folders; `nil` when it is missing, or when it or its folder is a symbolic link.
+    private func openFile(of id: String, path: String) throws -> Int32? {
+        do {
+            guard let folder = try existingFolder(of: id) else { return nil }
+            if let descriptor = FileSystem.openFile(Self.parts(of: id).hex, in: folder.descriptor) { return descriptor }
+            if errno == ENOENT || errno == ELOOP { return nil }
+            throw FileSystem.failure("cannot open", path)
+        } catch {
+            throw DiskCacheError.readFailed(path, reason: "\(error)")
+        }
+    }
+
+    /// What the file of the entry `id` is, by `lstat` in its shard folder;
+    /// `nil` when it is missing, not a regular file, or behind a symbolic link.
+    private func fileStatus(of id: String) -> stat? {
+        guard let folder = try? existingFolder(of: id),
+              let status = FileSystem.status(Self.parts(of: id).hex, in: folder.descriptor),
+              FileSystem.isRegularFile(status)
+        else { return nil }
+        return status
     }
 
     /// Removes the entry for `key`, if any.
@@ -465,8 +508,7 @@ public final class DiskCache: Sendable {
                        until isEnough: (DiskCacheIndex) -> Bool) throws -> Int {
         var freed = 0
         while !isEnough(index), let candidate = index.oldest(excluding: kept) {
-            let path = filePath(of: candidate.id)
-            if let status = FileSystem.status(path) {
+            if let status = fileStatus(of: candidate.id) {
                 let modified = FileSystem.modificationTime(status)
                 if modified > candidate.record.lastUsed {
                     index.markUsed(candidate.id, at: modified)
@@ -500,18 +542,8 @@ public final class DiskCache: Sendable {
     /// namespace or shard folder that is a symbolic link (or gone) is not
     /// entered, so nothing outside the cache is removed.
     private func removeFile(of id: String) throws {
-        let (namespace, hex) = Self.parts(of: id)
-        let path = filePath(of: id)
-        func open(_ name: String, in parent: Int32) throws -> Int32? {
-            if let folder = FileSystem.openDirectory(name, in: parent) { return folder }
-            if [ENOENT, ELOOP, ENOTDIR].contains(errno) { return nil }
-            throw FileSystem.failure("cannot open the folder of", path)
-        }
-        guard let root = try open(namespace, in: directoryDescriptor) else { return }
-        defer { close(root) }
-        guard let folder = try open(String(hex.prefix(2)), in: root) else { return }
-        defer { close(folder) }
-        try FileSystem.remove(hex, in: folder, path: path)
+        guard let folder = try existingFolder(of: id) else { return }
+        try FileSystem.remove(Self.parts(of: id).hex, in: folder.descriptor, path: filePath(of: id))
     }
 
     /// Every entry file in the namespace folders, with its size and
@@ -579,6 +611,10 @@ public enum DiskCacheError: Error, Sendable, CustomStringConvertible {
     case readFailed(String, reason: String)
     /// The entry alone is larger than the cache's size limit; it was not stored.
     case entryTooLarge(bytes: Int, limit: Int)
+    /// A symbolic link (or, without `symbolicLink`, a file) stands where a
+    /// namespace or shard folder of the cache should be: the cache never
+    /// writes through it, so the entry was not stored.
+    case notAFolder(String, symbolicLink: Bool)
 
     public var description: String {
         switch self {
@@ -587,6 +623,9 @@ public enum DiskCacheError: Error, Sendable, CustomStringConvertible {
         case let .writeFailed(path, reason): "could not write cache entry \(path): \(reason)"
         case let .readFailed(path, reason): "could not read cache entry \(path): \(reason)"
         case let .entryTooLarge(bytes, limit): "entry of \(bytes) bytes exceeds the cache limit of \(limit) bytes"
+        case let .notAFolder(path, symbolicLink):
+            "cache folder \(path) is \(symbolicLink ? "a symbolic link" : "not a folder"); the cache never writes through it, "
+                + "so nothing was stored: remove it (the cache makes the folder again)"
         }
     }
 }

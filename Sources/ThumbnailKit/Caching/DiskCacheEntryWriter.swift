@@ -8,7 +8,10 @@ import Darwin
 
 /// A disk-cache entry being written as its payload arrives (a download
 /// streamed to disk): a temporary file beside the entry's place, hashed on
-/// the way, that becomes the entry only on ``commit()``.
+/// the way, that becomes the entry only on ``commit()``. It is created in the
+/// entry's shard folder, held open from the cache's own directory (see
+/// ``DiskCacheEntryFolder``), and renamed into that folder opened again at
+/// commit: never through a symbolic link.
 ///
 /// Until then no reader can see it, and a writer that is discarded, released
 /// or killed leaves nothing a later run trusts: ``discard()`` and `deinit`
@@ -26,7 +29,11 @@ public final class DiskCacheEntryWriter: Sendable {
     private let cache: DiskCache
     private let id: String
     private let path: String
+    /// The entry's shard folder, open while this writer lives.
+    private let folder: DiskCacheEntryFolder
+    /// The temporary file's name in `folder`, and its path for messages.
     private let temporary: String
+    private let temporaryPath: String
     private let metadataLength: Int
     /// The image the entry belongs to (see ``DiskCache/imageEvictions``).
     private let imageURL: String?
@@ -44,7 +51,9 @@ public final class DiskCacheEntryWriter: Sendable {
         metadataLength = fields.count
         let descriptor: Int32
         do {
-            descriptor = try cache.inEntryFolder(of: path) { try FileSystem.createExclusively(temporary) }
+            folder = try cache.makeFolder(of: id)
+            temporaryPath = folder.path(of: temporary)
+            descriptor = try FileSystem.createExclusively(temporary, in: folder.descriptor, path: temporaryPath)
         } catch {
             throw DiskCacheError.writing(path, error)
         }
@@ -56,7 +65,7 @@ public final class DiskCacheEntryWriter: Sendable {
             // The header is written for real once the payload's length and digest are known.
             let placeholder = [UInt8](repeating: 0, count: DiskCacheEntryFormat.headerSize) + fields
             try cache.makingRoom(for: placeholder.count, keeping: id) {
-                try placeholder.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: 0, path: temporary) }
+                try placeholder.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: 0, path: temporaryPath) }
             }
         } catch {
             discard()
@@ -85,7 +94,7 @@ public final class DiskCacheEntryWriter: Sendable {
             do {
                 // At an explicit offset, so that a write retried after eviction lands where the failed one began.
                 try cache.makingRoom(for: bytes.count, keeping: id) {
-                    try FileSystem.write(bytes, to: state.descriptor, at: end, path: temporary)
+                    try FileSystem.write(bytes, to: state.descriptor, at: end, path: temporaryPath)
                 }
             } catch {
                 throw DiskCacheError.writing(path, error)
@@ -113,20 +122,20 @@ public final class DiskCacheEntryWriter: Sendable {
             do {
                 let header = DiskCacheEntryFormat.header(metadataLength: metadataLength, payloadLength: state.payloadBytes,
                                                          digest: state.hasher.finish())
-                try header.withUnsafeBytes { try FileSystem.write($0, to: state.descriptor, at: 0, path: temporary) }
-                let onDisk = try FileSystem.finishWriting(state.descriptor, path: temporary,
+                try header.withUnsafeBytes { try FileSystem.write($0, to: state.descriptor, at: 0, path: temporaryPath) }
+                let onDisk = try FileSystem.finishWriting(state.descriptor, path: temporaryPath,
                                                           synchronize: cache.synchronizesWrites)
                 state.isClosed = true
-                guard close(state.descriptor) == 0 else { throw FileSystem.failure("cannot close", temporary) }
+                guard close(state.descriptor) == 0 else { throw FileSystem.failure("cannot close", temporaryPath) }
                 return onDisk
             } catch {
                 if !state.isClosed { close(state.descriptor) }
                 state.isClosed = true
-                unlink(temporary)
+                try? FileSystem.remove(temporary, in: folder.descriptor, path: temporaryPath)
                 throw DiskCacheError.writing(path, error)
             }
         }
-        try cache.commit(temporary, occupying: onDisk, as: id, at: path, ofImage: imageURL)
+        try cache.commit(temporary, in: folder, occupying: onDisk, as: id, at: path, ofImage: imageURL)
     }
 
     /// Removes the temporary file; nothing of it remains. Safe to call more than once.
@@ -135,7 +144,7 @@ public final class DiskCacheEntryWriter: Sendable {
             guard !state.isClosed else { return }
             state.isClosed = true
             close(state.descriptor)
-            unlink(temporary)
+            try? FileSystem.remove(temporary, in: folder.descriptor, path: temporaryPath)
         }
     }
 }

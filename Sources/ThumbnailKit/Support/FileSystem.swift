@@ -62,6 +62,11 @@ enum FileSystem {
             throw failure("cannot open", path)
         }
         defer { close(descriptor) }
+        return try read(descriptor, from: start, upTo: limit, path: path)
+    }
+
+    /// Bytes of the open file from `offset` to the end (or at most `limit` of them).
+    static func read(_ descriptor: Int32, from start: Int, upTo limit: Int?, path: String) throws -> [UInt8] {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure("cannot stat", path) }
         let size = max(0, min(Int(status.st_size) - start, limit ?? Int.max))
@@ -84,7 +89,24 @@ enum FileSystem {
     /// Creates `path` (which must not exist) with `bytes`, optionally fsyncs it,
     /// and returns the bytes it occupies on disk.
     static func create(_ path: String, with bytes: [UInt8], synchronize: Bool) throws -> Int {
-        let descriptor = try createExclusively(path)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create", path) }
+        return try fill(descriptor, with: bytes, path: path, synchronize: synchronize) { unlink(path) }
+    }
+
+    /// Creates the file `name` (which must not exist) inside the open directory
+    /// `directory` with `bytes`, optionally fsyncs it, and returns the bytes it
+    /// occupies on disk. `path` names it in errors.
+    static func create(_ name: String, in directory: Int32, path: String, with bytes: [UInt8],
+                       synchronize: Bool) throws -> Int {
+        let descriptor = try createExclusively(name, in: directory, path: path)
+        return try fill(descriptor, with: bytes, path: path, synchronize: synchronize) { unlinkat(directory, name, 0) }
+    }
+
+    /// Writes `bytes` to the new file open at `descriptor` and closes it; on
+    /// failure closes it and runs `remove`.
+    private static func fill(_ descriptor: Int32, with bytes: [UInt8], path: String, synchronize: Bool,
+                             removingOnFailure remove: () -> Int32) throws -> Int {
         do {
             try bytes.withUnsafeBytes { try write($0, to: descriptor, path: path) }
             let onDisk = try finishWriting(descriptor, path: path, synchronize: synchronize)
@@ -92,14 +114,16 @@ enum FileSystem {
             return onDisk
         } catch {
             close(descriptor)
-            unlink(path)
+            _ = remove()
             throw error
         }
     }
 
-    /// Opens a new file for reading and writing; it must not exist.
-    static func createExclusively(_ path: String) throws -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    /// Opens a new file `name` inside the open directory `directory` for
+    /// reading and writing; it must not exist, and a symbolic link there is
+    /// not followed (`EEXIST`). `path` names it in errors.
+    static func createExclusively(_ name: String, in directory: Int32, path: String) throws -> Int32 {
+        let descriptor = openat(directory, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create", path) }
         return descriptor
     }
@@ -167,9 +191,9 @@ enum FileSystem {
         #endif
     }
 
-    /// Sets the modification time to now (the cache's "last used").
-    static func touch(_ path: String) {
-        _ = utimensat(AT_FDCWD, path, nil, 0)  // no times: both become now
+    /// Sets the open file's modification time to now (the cache's "last used").
+    static func touch(_ descriptor: Int32) {
+        _ = futimens(descriptor, nil)  // no times: both become now
     }
 
     /// Now, in nanoseconds since 1970.
@@ -217,6 +241,13 @@ enum FileSystem {
         return descriptor >= 0 ? descriptor : nil
     }
 
+    /// Makes the directory `name` inside the open directory `parent`; anything
+    /// already there under that name is fine (opening it tells what it is).
+    /// `path` names it in errors.
+    static func makeDirectory(_ name: String, in parent: Int32, path: String) throws {
+        if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST { throw failure("cannot create directory", path) }
+    }
+
     /// Opens the file `name` inside the open directory `parent` for reading,
     /// without following a symbolic link; `nil` when that fails (`errno` says why).
     static func openFile(_ name: String, in parent: Int32) -> Int32? {
@@ -261,6 +292,15 @@ enum FileSystem {
     /// Atomically replaces `destination` with `source` (same file system).
     static func move(_ source: String, to destination: String) throws {
         if rename(source, destination) != 0 { throw failure("cannot rename", source) }
+    }
+
+    /// Atomically replaces `destination` in the open directory `destinationDirectory`
+    /// with `source` in the open directory `sourceDirectory` (same file system;
+    /// a symbolic link at `destination` is replaced itself, never followed).
+    /// `path` names `source` in errors.
+    static func move(_ source: String, in sourceDirectory: Int32, to destination: String,
+                     in destinationDirectory: Int32, path: String) throws {
+        if renameat(sourceDirectory, source, destinationDirectory, destination) != 0 { throw failure("cannot rename", path) }
     }
 
     /// Appends `text` (O_APPEND keeps concurrent appenders whole). A write

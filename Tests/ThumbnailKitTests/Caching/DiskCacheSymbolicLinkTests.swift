@@ -3,9 +3,12 @@ import TestSupport
 import Testing
 import ThumbnailKit
 
-/// Eviction never follows a symbolic link out of the cache: an entry whose
-/// shard folder became a link after this instance recorded it is dropped from
-/// the index, and the file the link reaches stays where it is.
+/// The cache never follows a symbolic link out of its directory: eviction
+/// drops an entry whose shard folder became a link after this instance
+/// recorded it, and leaves the file the link reaches where it is; a write
+/// through a linked namespace or shard folder is refused with
+/// ``DiskCacheError/notAFolder(_:symbolicLink:)`` and leaves nothing outside;
+/// a read through one is a miss and touches nothing.
 @Suite struct DiskCacheSymbolicLinkTests {
     let temporary: TemporaryDirectory
     /// A folder outside the cache.
@@ -34,5 +37,113 @@ import ThumbnailKit
         #expect(cache.evictions.entries >= 1)
         #expect((try? Data(contentsOf: URL(fileURLWithPath: "\(outside)/\(hex)"))) == kept, "the file behind the link is left alone")
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: shard)) == outside)
+    }
+
+    /// The shard folder `key`'s entry goes in, replaced by a link to an empty
+    /// folder outside the cache: the folder's path in the cache and the outside one.
+    private func linkShardFolder(of key: String, in namespace: String = "originals") throws -> (shard: String, outside: String) {
+        let shard = String(SHA256.hexDigest(of: key).prefix(2))
+        let inside = "\(temporary.url.path)/\(namespace)/\(shard)"
+        let outside = "\(elsewhere.url.path)/\(shard)"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: inside)
+        try FileManager.default.createSymbolicLink(atPath: inside, withDestinationPath: outside)
+        return (inside, outside)
+    }
+
+    private func contents(of folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder)
+    }
+
+    private func isRefusal(_ error: any Error, naming path: String, symbolicLink: Bool = true) -> Bool {
+        guard case let .notAFolder(named, isLink) = error as? DiskCacheError else { return false }
+        return named == path && isLink == symbolicLink && "\(error)".contains(path)
+    }
+
+    @Test func storingThroughALinkedShardFolderIsRefusedAndWritesNothingOutside() throws {
+        let cache = try DiskCache(directory: temporary.url.path)
+        let (shard, outside) = try linkShardFolder(of: "k")
+
+        #expect { try cache.store([1, 2, 3], forKey: "k", in: .originals) } throws: { isRefusal($0, naming: shard) }
+        #expect(try contents(of: outside).isEmpty, "nothing is written through the link")
+        #expect(try cache.entry(forKey: "k", in: .originals) == nil)
+        #expect(try cache.statistics().totalEntries == 0)
+    }
+
+    @Test func storingThroughALinkedNamespaceFolderIsRefusedAndWritesNothingOutside() throws {
+        let directory = temporary.url.path
+        let cache = try DiskCache(directory: directory)
+        try FileManager.default.removeItem(atPath: "\(directory)/thumbnails")
+        try FileManager.default.createSymbolicLink(atPath: "\(directory)/thumbnails", withDestinationPath: elsewhere.url.path)
+
+        #expect { try cache.store([1, 2, 3], forKey: "k", in: .thumbnails) } throws: {
+            isRefusal($0, naming: "\(directory)/thumbnails")
+        }
+        #expect(try contents(of: elsewhere.url.path).isEmpty, "not even a shard folder is made through the link")
+    }
+
+    @Test func aFileWhereAShardFolderShouldBeIsRefusedByName() throws {
+        let cache = try DiskCache(directory: temporary.url.path)
+        let shard = "\(temporary.url.path)/originals/\(SHA256.hexDigest(of: "k").prefix(2))"
+        try Data("not a folder".utf8).write(to: URL(fileURLWithPath: shard))
+
+        #expect { try cache.store([1, 2, 3], forKey: "k", in: .originals) } throws: {
+            isRefusal($0, naming: shard, symbolicLink: false)
+        }
+        #expect(try cache.entry(forKey: "k", in: .originals) == nil)
+    }
+
+    @Test func aStreamedEntryIsNeverWrittenThroughALinkedShardFolder() throws {
+        let cache = try DiskCache(directory: temporary.url.path)
+        let (shard, outside) = try linkShardFolder(of: "k")
+
+        #expect { try cache.makeEntryWriter(forKey: "k", in: .originals) } throws: { isRefusal($0, naming: shard) }
+        #expect(try contents(of: outside).isEmpty)
+    }
+
+    /// A download takes a while: the shard folder it began in is moved out of
+    /// the cache and linked back before it commits. The commit refuses the
+    /// entry and removes its temporary file from the folder now outside.
+    @Test func aStreamedEntryWhoseShardFolderIsLinkedMeanwhileIsRefusedAtCommit() throws {
+        let directory = temporary.url.path
+        let cache = try DiskCache(directory: directory)
+        let writer = try cache.makeEntryWriter(forKey: "k", in: .originals)
+        try [UInt8](repeating: 7, count: 10_000).withUnsafeBytes { try writer.append($0) }
+        let shard = "\(directory)/originals/\(SHA256.hexDigest(of: "k").prefix(2))"
+        let outside = "\(elsewhere.url.path)/moved"
+        try FileManager.default.moveItem(atPath: shard, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: shard, withDestinationPath: outside)
+
+        #expect { try writer.commit() } throws: { isRefusal($0, naming: shard) }
+        #expect(try contents(of: outside).isEmpty, "neither the entry nor its temporary file is left outside")
+        #expect(try cache.entry(forKey: "k", in: .originals) == nil)
+    }
+
+    /// An entry planted outside the cache, reached through a linked shard
+    /// folder: every read is a miss, and the file is neither changed nor touched
+    /// (its modification time, which a hit would refresh, is kept).
+    @Test func anEntryBehindALinkedShardFolderIsAMissAndIsNotTouched() throws {
+        let directory = temporary.url.path
+        let cache = try DiskCache(directory: directory)
+        let planted = [UInt8](repeating: 3, count: 5_000)
+        try cache.store(planted, forKey: "k", in: .originals)
+        let hex = SHA256.hexDigest(of: "k")
+        let shard = "\(directory)/originals/\(hex.prefix(2))"
+        let outside = "\(elsewhere.url.path)/\(hex.prefix(2))"
+        try FileManager.default.moveItem(atPath: shard, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: shard, withDestinationPath: outside)
+        let file = "\(outside)/\(hex)"
+        let longAgo = Date(timeIntervalSince1970: 1_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: longAgo], ofItemAtPath: file)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+
+        #expect(try cache.entry(forKey: "k", in: .originals) == nil)
+        #expect(try cache.openEntry(forKey: "k", in: .originals) == nil)
+        #expect(!cache.containsEntry(forKey: "k", in: .originals))
+        #expect(!cache.containsEntry(forKey: "k", in: .originals, ofImage: "k"))
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect(attributes[.modificationDate] as? Date == longAgo, "the file outside is not touched")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes)
     }
 }

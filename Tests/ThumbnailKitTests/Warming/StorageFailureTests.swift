@@ -38,8 +38,12 @@ import ThumbnailKit
         let made = try await pipeline.thumbnails(of: url, sizes: [.fit(64)])
         #expect(made.thumbnails[.fit(64)]?.width == 64)
         let failure = try #require(made.storageFailure as? DiskCacheError)
-        #expect("\(failure)".hasPrefix("could not write cache entry \(pipeline.configuration.diskCache!.directory)/thumbnails/"))
-        #expect("\(failure)".contains("Not a directory"), "\(failure)")
+        guard case let .notAFolder(path, symbolicLink: false) = failure else {
+            Issue.record("expected the shard folder refused as not a folder, got \(failure)")
+            return
+        }
+        #expect(path.hasPrefix("\(pipeline.configuration.diskCache!.directory)/thumbnails/"))
+        #expect("\(failure)".contains("\(path) is not a folder"), "\(failure)")
         #expect(pipeline.cachedThumbnail(for: ThumbnailRequest(url: url, size: .fit(64))) != nil)
         #expect(pipeline.storedCopies(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: true, thumbnailSizes: []))
 
@@ -60,7 +64,7 @@ import ThumbnailKit
         let report = await warmer.warm([url])
         #expect(report.failures.map(\.url) == [url])
         let reason = report.failures.first?.reason ?? ""
-        #expect(reason.hasPrefix("not stored: could not write cache entry ") && reason.contains("Not a directory"), "\(reason)")
+        #expect(reason.hasPrefix("not stored: cache folder ") && reason.contains(" is not a folder"), "\(reason)")
         #expect(report.fetched == 0 && report.finished == 1)
     }
 }
