@@ -142,13 +142,18 @@ public final class DiskCache: Sendable {
             for namespace in Namespace.allCases {
                 try FileSystem.createDirectories("\(self.directory)/\(namespace.rawValue)")
             }
-            fileLock = try FileLock(path: "\(self.directory)/lock")
             directoryDescriptor = open(self.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard directoryDescriptor >= 0 else { throw FileSystem.failure("cannot open", self.directory) }
         } catch {
             throw DiskCacheError.unusableDirectory(directory, reason: "\(error)")
         }
-        index = Mutex(DiskCacheIndex(journalPath: "\(self.directory)/journal"))
+        do {
+            fileLock = try FileLock(name: "lock", in: directoryDescriptor, path: "\(self.directory)/lock")
+        } catch {
+            close(directoryDescriptor)
+            throw DiskCacheError.unusableDirectory(directory, reason: "\(error)")
+        }
+        index = Mutex(DiskCacheIndex(directory: directoryDescriptor, path: self.directory))
         try changeIndex(rebuilding: true) { _ in }
     }
 

@@ -20,7 +20,9 @@
 ///
 /// Journal: a first line `thumbnailer-journal <generation>`, then
 /// `+ <id> <bytes on disk> <last used, ns>` and `- <id>` lines, where `<id>`
-/// is `<namespace>/<sha256 hex>`.
+/// is `<namespace>/<sha256 hex>`. The journal and its snapshot are reached
+/// from the cache's open directory and never through a symbolic link: a link
+/// standing at `journal` is read as no journal and replaced by the next snapshot.
 struct DiskCacheIndex {
     /// The journal's first word: marks a directory as a cache of ours.
     static let header = "thumbnailer-journal"
@@ -30,6 +32,8 @@ struct DiskCacheIndex {
         var lastUsed: Int64
     }
 
+    /// The cache directory, open (its owner's descriptor).
+    private let directory: Int32
     let journalPath: String
     private(set) var records: [String: Record] = [:]
     private(set) var totalBytes = 0
@@ -38,13 +42,20 @@ struct DiskCacheIndex {
     private var journalOffset = 0
     private var journalLines = 0
 
-    init(journalPath: String) {
-        self.journalPath = journalPath
+    init(directory: Int32, path: String) {
+        self.directory = directory
+        journalPath = "\(path)/\(Self.journalName)"
+    }
+
+    private static let journalName = "journal", snapshotName = "journal.new"
+
+    private func readJournal(from start: Int, upTo limit: Int?) throws -> [UInt8]? {
+        try FileSystem.read(Self.journalName, in: directory, from: start, upTo: limit, path: journalPath)
     }
 
     /// Catches up with what other processes appended. Call holding the file lock.
     mutating func synchronize() throws {
-        guard let header = try FileSystem.read(journalPath, from: 0, upTo: 64),
+        guard let header = try readJournal(from: 0, upTo: 64),
               let end = header.firstIndex(of: UInt8(ascii: "\n")),
               case let fields = header[..<end].split(separator: UInt8(ascii: " ")),
               fields.count == 2, fields[0].elementsEqual(Self.header.utf8)
@@ -57,7 +68,7 @@ struct DiskCacheIndex {
             reset(generation: current)
             journalOffset = end + 1
         }
-        guard let tail = try FileSystem.read(journalPath, from: journalOffset, upTo: nil),
+        guard let tail = try readJournal(from: journalOffset, upTo: nil),
               let lastNewline = tail.lastIndex(of: UInt8(ascii: "\n"))
         else { return }
         for line in tail[...lastNewline].split(separator: UInt8(ascii: "\n")) {
@@ -98,9 +109,10 @@ struct DiskCacheIndex {
         for (id, record) in records { text += "+ \(id) \(record.bytes) \(record.lastUsed)\n" }
         var written = true
         do {
-            try FileSystem.remove(snapshot)
-            _ = try FileSystem.create(snapshot, with: Array(text.utf8), synchronize: false)
-            try FileSystem.move(snapshot, to: journalPath)
+            try FileSystem.remove(Self.snapshotName, in: directory, path: snapshot)
+            _ = try FileSystem.create(Self.snapshotName, in: directory, path: snapshot, with: Array(text.utf8),
+                                      synchronize: false)
+            try FileSystem.move(Self.snapshotName, in: directory, to: Self.journalName, in: directory, path: snapshot)
         } catch where StorageShortage(error) != nil {
             try dropJournal()
             written = false
@@ -113,7 +125,7 @@ struct DiskCacheIndex {
 
     /// Removes the journal, which can no longer follow the directory.
     private mutating func dropJournal() throws {
-        try FileSystem.remove(journalPath)
+        try FileSystem.remove(Self.journalName, in: directory, path: journalPath)
         generation = nil
     }
 
@@ -137,10 +149,10 @@ struct DiskCacheIndex {
         guard generation != nil else { return }
         // After synchronize every complete line is consumed, so bytes past the
         // offset can only be a line cut short by a killed writer: end it first.
-        let size = FileSystem.status(journalPath).map { Int($0.st_size) } ?? 0
+        let size = FileSystem.status(Self.journalName, in: directory).map { Int($0.st_size) } ?? 0
         let text = (size > journalOffset ? "\n" : "") + line
         do {
-            try FileSystem.append(text, to: journalPath)
+            try FileSystem.append(text, toFile: Self.journalName, in: directory, path: journalPath)
         } catch where StorageShortage(error) != nil {
             try dropJournal()
             return

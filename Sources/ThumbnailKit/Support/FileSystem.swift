@@ -248,6 +248,18 @@ enum FileSystem {
         if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST { throw failure("cannot create directory", path) }
     }
 
+    /// Bytes of the file `name` inside the open directory `directory` from
+    /// `start`, at most `limit` of them (all with `nil`); `nil` when there is
+    /// no such file or a symbolic link stands there (never followed).
+    static func read(_ name: String, in directory: Int32, from start: Int, upTo limit: Int?, path: String) throws -> [UInt8]? {
+        guard let descriptor = openFile(name, in: directory) else {
+            if errno == ENOENT || errno == ELOOP { return nil }
+            throw failure("cannot open", path)
+        }
+        defer { close(descriptor) }
+        return try read(descriptor, from: start, upTo: limit, path: path)
+    }
+
     /// Opens the file `name` inside the open directory `parent` for reading,
     /// without following a symbolic link; `nil` when that fails (`errno` says why).
     static func openFile(_ name: String, in parent: Int32) -> Int32? {
@@ -303,10 +315,12 @@ enum FileSystem {
         if renameat(sourceDirectory, source, destinationDirectory, destination) != 0 { throw failure("cannot rename", path) }
     }
 
-    /// Appends `text` (O_APPEND keeps concurrent appenders whole). A write
-    /// cut short is carried on, so a refusal reports its reason (`ENOSPC`).
-    static func append(_ text: String, to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    /// Appends `text` to the file `name` inside the open directory `directory`,
+    /// creating it, never through a symbolic link (O_APPEND keeps concurrent
+    /// appenders whole). A write cut short is carried on, so a refusal reports
+    /// its reason (`ENOSPC`). `path` names it in errors.
+    static func append(_ text: String, toFile name: String, in directory: Int32, path: String) throws {
+        let descriptor = openat(directory, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot open", path) }
         defer { close(descriptor) }
         try Array(text.utf8).withUnsafeBytes { try write($0, to: descriptor, path: path) }
@@ -325,9 +339,11 @@ final class FileLock: Sendable {
     let path: String
     private let descriptor: Int32
 
-    init(path: String) throws {
+    /// Opens (creating) the file `name` inside the open directory `directory`,
+    /// never through a symbolic link; `path` names it in errors.
+    init(name: String, in directory: Int32, path: String) throws {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        descriptor = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileSystem.failure("cannot open lock file", path) }
     }
 

@@ -146,4 +146,43 @@ import ThumbnailKit
         #expect(attributes[.modificationDate] as? Date == longAgo, "the file outside is not touched")
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == bytes)
     }
+
+    /// A journal replaced by a link to another cache's journal (a valid one, so reading it
+    /// would take that cache's records for this one's): the cache reads it as no journal and
+    /// writes a journal of its own in its place, and the other journal is never appended to.
+    @Test func aJournalReplacedByALinkIsNeverReadOrWrittenThrough() throws {
+        let directory = temporary.url.path
+        let other = "\(elsewhere.url.path)/other"
+        try DiskCache(directory: other).store([7, 8, 9], forKey: "theirs", in: .originals)
+        let otherJournal = try Data(contentsOf: URL(fileURLWithPath: "\(other)/journal"))
+        let cache = try DiskCache(directory: directory)
+        try cache.store([1, 2, 3], forKey: "before", in: .originals)
+        try FileManager.default.removeItem(atPath: "\(directory)/journal")
+        try FileManager.default.createSymbolicLink(atPath: "\(directory)/journal", withDestinationPath: "\(other)/journal")
+
+        try cache.store([4, 5, 6], forKey: "after", in: .originals)
+        try cache.removeEntry(forKey: "before", in: .originals)
+
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(other)/journal")) == otherJournal)
+        let journal = try FileManager.default.attributesOfItem(atPath: "\(directory)/journal")
+        #expect(journal[.type] as? FileAttributeType == .typeRegular)
+        #expect(try cache.statistics().totalEntries == 1)
+    }
+
+    /// A lock file replaced by a link: the cache refuses the directory rather than open the link.
+    @Test func aLockFileReplacedByALinkMakesTheDirectoryUnusable() throws {
+        let directory = temporary.url.path
+        _ = try DiskCache(directory: directory)
+        let outside = "\(elsewhere.url.path)/lock-target"
+        try Data().write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.removeItem(atPath: "\(directory)/lock")
+        try FileManager.default.createSymbolicLink(atPath: "\(directory)/lock", withDestinationPath: outside)
+
+        #expect {
+            try DiskCache(directory: directory)
+        } throws: { error in
+            guard case let .unusableDirectory(_, reason)? = error as? DiskCacheError else { return false }
+            return reason.contains("lock")
+        }
+    }
 }
