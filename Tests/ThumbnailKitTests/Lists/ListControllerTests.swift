@@ -123,8 +123,9 @@ import ThumbnailKit
 
     @Test func aRowFromOneObjectPlaysEveryRoleItHas() {
         let rows = [AllRolesRow(), AllRolesRow()]
-        let list = ListController(rows: rows.map { RowController($0) })
-        #expect(list.rows.allSatisfy { $0.delegate != nil && $0.prefetching != nil })
+        let controllers = rows.map { RowController($0) }
+        let list = ListController(rows: controllers)
+        #expect(controllers.allSatisfy { $0.delegate != nil && $0.prefetching != nil })
         list.prefetch(rows: 1..<2)
         list.display(rows: 0..<1)
         list.prefetch(rows: 0..<0)
