@@ -40,7 +40,7 @@ import ThumbnailKit
         let clock = ContinuousClock()
         let started = clock.now
         let pace = Duration.seconds(1 / script.rowsPerSecond)
-        let tops = script.tops(rowCount: list.rows.count)
+        let tops = script.tops(rowCount: list.rowCount)
 
         for (step, top) in tops.enumerated() {
             let previousTop = step > 0 ? tops[step - 1] : top

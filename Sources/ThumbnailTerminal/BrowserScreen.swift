@@ -9,7 +9,7 @@ import ThumbnailKit
 /// (`browse` wraps one attempt per load in a ``RetryableLoader``).
 @MainActor public final class BrowserScreen {
     /// The feed's items, loading, loaded or failed.
-    public let feed: any Loadable<[ListBrowser.Item]>
+    public let feed: any Loadable<any BrowserItems>
     /// Shown while the feed loads and when it fails: where it comes from.
     public let feedName: String
     public let colorMode: ColorMode
@@ -30,7 +30,7 @@ import ThumbnailKit
     ///   - feed: loads the items; ``loadFeed()`` starts it.
     ///   - onStateChange: called whenever the feed or a row on screen changes
     ///     state, so the front end draws a frame.
-    public init(feed: any Loadable<[ListBrowser.Item]>, feedName: String, pipeline: ThumbnailPipeline,
+    public init(feed: any Loadable<any BrowserItems>, feedName: String, pipeline: ThumbnailPipeline,
                 columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                 onStateChange: @escaping @MainActor () -> Void = {}) {
         self.feed = feed
@@ -104,18 +104,18 @@ import ThumbnailKit
         var screen = ScreenBuffer(columns: max(1, columns), rows: max(2, rows))
         let statusRow = screen.rows - 1
         // Loaded, the list takes the whole screen, status line included.
-        let view = LoadingView<[ListBrowser.Item]>(spinner: spinner) { [list] _, _, screen in
+        let view = LoadingView<any BrowserItems>(spinner: spinner) { [list] _, _, screen in
             list?.draw(on: &screen, residentBytes: residentBytes)
         }
         .progressView { [feedName] progress, spinner, region, screen in
             screen.put("Loading \(feedName)", line: 0, of: region, foreground: nil, bold: true)
-            LoadingView<[ListBrowser.Item]>.defaultProgressView(progress, spinner: spinner,
+            LoadingView<any BrowserItems>.defaultProgressView(progress, spinner: spinner,
                                                                 in: region.inset(rows: 2), on: &screen)
             screen.putStatusLine(" \(feedName) · q quit", row: statusRow)
         }
         .errorView { [feedName] error, region, screen in
             screen.put("Cannot load \(feedName)", line: 0, of: region, foreground: nil, bold: true)
-            LoadingView<[ListBrowser.Item]>.defaultErrorView(retryHint: "r: retry")(error, region.inset(rows: 2), &screen)
+            LoadingView<any BrowserItems>.defaultErrorView(retryHint: "r: retry")(error, region.inset(rows: 2), &screen)
             screen.putStatusLine(" \(feedName) · r retry · q quit", row: statusRow)
         }
         let margin = ScreenRegion(column: 0, row: 0, columns: screen.columns, rows: statusRow).inset(columns: 2, rows: 1)

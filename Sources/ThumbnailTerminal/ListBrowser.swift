@@ -23,7 +23,8 @@ import ThumbnailKit
         }
     }
 
-    public let items: [Item]
+    /// The rows, read one at a time as they are shown or prefetched.
+    public let items: any BrowserItems
     /// What the status line reports: the provider's memory, work in flight and disk hits.
     public let work: any ThumbnailWorkReporting
     public let colorMode: ColorMode
@@ -41,7 +42,7 @@ import ThumbnailKit
     private let onStateChange: @MainActor () -> Void
 
     /// A browser whose rows load from `pipeline`, which the status line also reports on.
-    public convenience init(items: [Item], pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
+    public convenience init(items: any BrowserItems, pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
                             colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                             onStateChange: @escaping @MainActor () -> Void = {}) {
         self.init(items: items, provider: pipeline, work: pipeline, columns: columns, rows: rows,
@@ -53,7 +54,7 @@ import ThumbnailKit
     ///   - work: what the status line reports on (usually the provider).
     ///   - onStateChange: called whenever a row on screen changes state
     ///     (loading, progress, loaded, failed), so the front end draws a frame.
-    public init(items: [Item], provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
+    public init(items: any BrowserItems, provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
                 columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                 onStateChange: @escaping @MainActor () -> Void = {}) {
         self.items = items
@@ -72,14 +73,15 @@ import ThumbnailKit
 
     /// The rows, each asking for its thumbnail at the size it is drawn: the image area of a row, two
     /// pixels a cell in half blocks, the cells' own pixels with a graphics protocol.
-    private static func makeList(items: [Item], graphics: TerminalGraphics, layout: BrowserLayout, rowHeight: Int,
+    private static func makeList(items: any BrowserItems, graphics: TerminalGraphics, layout: BrowserLayout, rowHeight: Int,
                                  provider: any ThumbnailProviding) -> ListController {
         let size = graphics.thumbnailSize(columns: layout.thumbnailColumns, rows: rowHeight - 1)
-        return ListController(rows: items.map { item in
+        return ListController(rowCount: items.count) { index in
+            let item = items[index]
             let row = ThumbnailRowController(request: ThumbnailRequest(url: item.imageURL, size: size),
                                              title: item.title, provider: provider)
             return RowController(row)
-        })
+        }
     }
 
     /// Draws thumbnails as `graphics` says from now on: at a new cell size (the font changed), the

@@ -18,7 +18,7 @@ import Darwin
 /// the terminal has scrolled the list's lines itself when the list moved.
 @MainActor struct BrowserLoop {
     let session: TerminalSession
-    let feed: any Loadable<[ListBrowser.Item]>
+    let feed: any Loadable<any BrowserItems>
     let feedName: String
     let pipeline: ThumbnailPipeline
     let rowHeight: Int

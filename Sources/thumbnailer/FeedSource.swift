@@ -15,13 +15,23 @@ struct FeedSource {
     /// the web or a file), so a larger one is never read whole.
     let maximumBytes: Int
 
-    /// The whole feed, for a list that shows all of it.
-    func load(with loader: any DataLoading) async throws -> Feed {
+    /// The feed's rows for `browse`, written to disk item by item as it is parsed, and shown only once
+    /// the whole feed has parsed (a malformed document is refused before any row shows).
+    func rows(with loader: any DataLoading) async throws -> FeedRows {
         let document = try await fetch(with: loader)
-        return try parsing { () throws(FeedError) in
-            try FeedParser(imageKeyPath: imageKeyPath)
-                .parse(FeedBytes(fileDescriptor: document.descriptor, count: document.count), source: location)
+        var spool = try FeedRowSpool()
+        var spoolFailure: (any Error)?
+        _ = try parsing { () throws(FeedError) in
+            try FeedParser(imageKeyPath: imageKeyPath).parse(
+                FeedBytes(fileDescriptor: document.descriptor, count: document.count), source: location,
+                onItem: { item in
+                    guard spoolFailure == nil else { return }
+                    do { try spool.add(item) } catch { spoolFailure = error }
+                },
+                onRefused: { _ in })
         }
+        if let spoolFailure { throw spoolFailure }
+        return try spool.finish()
     }
 
     /// The images of the feed in `shard`, gathered item by item as it is parsed.

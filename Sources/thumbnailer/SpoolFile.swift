@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// A temporary file without a name, in `$TMPDIR` (else /tmp): unlinked as soon as it is made, so it goes
-/// with the process however that ends. `warm` keeps on disk what would otherwise be held whole: the feed
-/// as it arrives (up to --max-feed-bytes), and the list of its images to warm.
+/// with the process however that ends. `warm` and `browse` keep on disk what would otherwise be held whole:
+/// the feed as it arrives (up to --max-feed-bytes), the list of its images to warm, the rows to browse.
 ///
 /// As a ``BodySink``, a transfer that begins again (a retry) starts it over.
 final class SpoolFile: BodySink {

@@ -52,6 +52,16 @@ public struct ChildProcess: Sendable {
         }
     }
 
+    /// A `kB` field of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`), in bytes, of any process (one a test
+    /// started in a terminal, say); `nil` where there is no `/proc` or no such process.
+    public static func statusField(_ name: String, ofProcess pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+              let kibibytes = Int(line.dropFirst(name.count).trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+        else { return nil }
+        return kibibytes << 10
+    }
+
     /// The `thumbnailer` executable next to the test bundle.
     public static let thumbnailer: String = {
         #if os(Linux)
@@ -138,13 +148,9 @@ public struct ChildProcess: Sendable {
             }
         }
 
-        /// A `kB` field of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`), in bytes; `nil` where there is no `/proc`.
+        /// A `kB` field of the child's `/proc/<pid>/status`, in bytes.
         private func statusField(_ name: String) -> Int? {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
-                  let kibibytes = Int(line.dropFirst(name.count).trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
-            else { return nil }
-            return kibibytes << 10
+            ChildProcess.statusField(name, ofProcess: pid)
         }
 
         /// The outcome of the reaped child; removes its output files.

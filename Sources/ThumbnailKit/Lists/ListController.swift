@@ -6,18 +6,24 @@
 ///   configures it; a row scrolling out has its cell reset and returned. The
 ///   pool so never holds more cells than the most rows ever visible at once.
 /// - Rows are ``RowController``s: roles composed per row, each optional but
-///   the data source.
+///   the data source. They are made as they are needed, when a row becomes
+///   visible or starts prefetching, and let go when it is neither: a list of
+///   millions of rows holds the controllers of a few pages, not one per row.
 /// - Prefetching goes through a ``Prefetcher``. A row that leaves the screen
 ///   outside the prefetch window has its prefetch stopped; one that becomes
 ///   visible while prefetching keeps that work, and its cell joins it.
 @MainActor public final class ListController {
-    /// The rows, one controller per item.
-    public let rows: [RowController]
+    /// How many rows the list has.
+    public let rowCount: Int
+    private let makeRow: (Int) -> RowController
+    /// The controllers of the rows visible or prefetching now, each made once while it stays so: a
+    /// prefetch is cancelled through the controller that started it.
+    private var liveRows: [Int: RowController] = [:]
     private var cellsByRow: [Int: ListCell] = [:]
     private var reusableCells: [ListCell] = []
     private var prefetchWindow: Range<Int> = 0..<0
     private lazy var prefetcher = Prefetcher { [unowned self] row in
-        self.rows.indices.contains(row) ? self.rows[row].prefetching : nil
+        (0..<self.rowCount).contains(row) ? self.row(row).prefetching : nil
     }
 
     /// The rows on screen now.
@@ -27,8 +33,17 @@
 
     /// - Parameter rows: the rows; what their cells show, and where it comes
     ///   from, is up to their data sources.
-    public init(rows: [RowController]) {
-        self.rows = rows
+    public convenience init(rows: [RowController]) {
+        self.init(rowCount: rows.count) { rows[$0] }
+    }
+
+    /// - Parameters:
+    ///   - rowCount: how many rows the list has.
+    ///   - row: makes the controller of a row, by index, when it becomes visible or starts prefetching
+    ///     (again after it was let go); what its cells show is up to its data source.
+    public init(rowCount: Int, row: @escaping (Int) -> RowController) {
+        self.rowCount = rowCount
+        makeRow = row
     }
 
     /// The cells on screen, in row order.
@@ -50,10 +65,10 @@
     /// Makes `range` (clamped to the rows) the visible rows: cells of rows that
     /// left are reset and pooled first, then rows that arrived get cells.
     public func display(rows range: Range<Int>) {
-        let range = range.clamped(to: rows.indices)
+        let range = range.clamped(to: 0..<rowCount)
         for row in visibleRows where !range.contains(row) {
             guard let cell = cellsByRow.removeValue(forKey: row) else { continue }
-            rows[row].delegate?.didEndDisplaying(cell)
+            self.row(row).delegate?.didEndDisplaying(cell)
             cell.prepareForReuse()
             reusableCells.append(cell)
             if !prefetchWindow.contains(row) { prefetcher.cancelPrefetching(rows: [row]) }
@@ -63,22 +78,39 @@
         for row in range where !previous.contains(row) {
             let cell = dequeueCell()
             cellsByRow[row] = cell
-            rows[row].dataSource.configure(cell)
-            rows[row].delegate?.willDisplay(cell)
+            let controller = self.row(row)
+            controller.dataSource.configure(cell)
+            controller.delegate?.willDisplay(cell)
         }
+        letGoOfIdleRows()
     }
 
     /// Makes `range` (clamped) the prefetch window: its rows that are not
     /// visible start prefetching, nearest to the visible rows first; rows that
     /// left the window and are not visible stop.
     public func prefetch(rows range: Range<Int>) {
-        let range = range.clamped(to: rows.indices)
+        let range = range.clamped(to: 0..<rowCount)
         prefetchWindow = range
         let wanted = range.filter { !visibleRows.contains($0) }
         prefetcher.cancelPrefetching(rows: prefetcher.prefetchingRows.filter {
             !range.contains($0) && !visibleRows.contains($0)
         }.sorted())
         prefetcher.prefetch(rows: wanted.sorted { distanceFromVisible($0) < distanceFromVisible($1) })
+        letGoOfIdleRows()
+    }
+
+    /// The controller of `row`: the live one, or a new one that stays live until ``letGoOfIdleRows()``.
+    private func row(_ row: Int) -> RowController {
+        if let live = liveRows[row] { return live }
+        let made = makeRow(row)
+        liveRows[row] = made
+        return made
+    }
+
+    /// Drops the controllers of rows neither visible nor prefetching, so that the live ones stay a few pages.
+    private func letGoOfIdleRows() {
+        let prefetching = prefetcher.prefetchingRows
+        liveRows = liveRows.filter { visibleRows.contains($0.key) || prefetching.contains($0.key) }
     }
 
     private func distanceFromVisible(_ row: Int) -> Int {

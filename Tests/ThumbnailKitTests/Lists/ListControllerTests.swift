@@ -111,6 +111,34 @@ import ThumbnailKit
         #expect(greeting?.text == "hello grace" && greeting?.reuses == 1)
     }
 
+    /// A list of a million rows makes a row's controller when the row shows or prefetches, keeps that one
+    /// while it stays so, and lets go of it after: it holds a few pages of controllers, never one a row.
+    @Test func aMillionRowsHoldOnlyTheControllersOfTheRowsShownAndPrefetched() {
+        final class Made {
+            var rows: [Int] = []
+            var controllers: [Int: () -> AllRolesRow?] = [:]
+        }
+        let made = Made()
+        let list = ListController(rowCount: 1_000_000) { row in
+            let controller = AllRolesRow()
+            made.rows.append(row)
+            made.controllers[row] = { [weak controller] in controller }
+            return RowController(controller)
+        }
+        list.display(rows: 0..<5)
+        list.prefetch(rows: 5..<10)
+        list.display(rows: 1..<6)
+        list.prefetch(rows: 6..<11)
+        #expect(made.rows == Array(0..<11), "each row made once while it stays shown or prefetching")
+        #expect(made.controllers[5]?()?.events == ["prefetch", "configure", "willDisplay"], "the row that prefetched is the one shown")
+
+        list.display(rows: 999_995..<1_000_000)
+        list.prefetch(rows: 999_990..<999_995)
+        #expect(made.rows.count == 21)
+        #expect((0..<11).allSatisfy { made.controllers[$0]?() == nil }, "rows that left are let go")
+        #expect((999_990..<1_000_000).allSatisfy { made.controllers[$0]?() != nil })
+    }
+
     /// One object playing several roles makes a row in one call; each role is dispatched to it.
     @MainActor final class AllRolesRow: RowDataSource, RowDelegate, RowPrefetching {
         var events: [String] = []
@@ -123,8 +151,9 @@ import ThumbnailKit
 
     @Test func aRowFromOneObjectPlaysEveryRoleItHas() {
         let rows = [AllRolesRow(), AllRolesRow()]
-        let list = ListController(rows: rows.map { RowController($0) })
-        #expect(list.rows.allSatisfy { $0.delegate != nil && $0.prefetching != nil })
+        let controllers = rows.map { RowController($0) }
+        let list = ListController(rows: controllers)
+        #expect(controllers.allSatisfy { $0.delegate != nil && $0.prefetching != nil })
         list.prefetch(rows: 1..<2)
         list.display(rows: 0..<1)
         list.prefetch(rows: 0..<0)
