@@ -49,9 +49,11 @@ fi
 # Three runs, so that on a 2-core machine no test waits on a pool and cores that others hold: the
 # in-process suites; then the end-to-end suites, whose child processes take whole cores (beside the
 # in-process suites, these pushed waits in the coalescing, HTTP-server and warming tests past their
-# 60 s bounds in CI); then, alone, the test that warms a 32 MB feed of 4.4 M items, which keeps a
-# core busy for minutes (beside it, the killed-shard test passed its 120 s limit).
-alone='FeedSizeLimitTests/aFeedOfMillionsOfTinyItemsIsShardedInBoundedMemory'
+# 60 s bounds in CI); then, apart, the two tests that parse feeds of millions of items, each keeping
+# a core busy for a minute or more: warm of a 32 MB feed of 4.4 M items (beside it, the
+# killed-shard test passed its 120 s limit) and browse of 400,000 items (beside it, the kitty-in-tmux
+# test never saw its first thumbnail drawn).
+alone='FeedSizeLimitTests/aFeedOfMillionsOfTinyItemsIsShardedInBoundedMemory|BrowseMemoryTests/aFeedOfManyTinyItemsBrowsesToItsLastRowInBoundedMemory'
 swift test --skip-build --skip ThumbnailerCLITests
 swift test --skip-build --filter ThumbnailerCLITests --skip "$alone"
 swift test --skip-build --filter "$alone"
