@@ -189,11 +189,18 @@ public final class DiskCache: Sendable {
     public func containsEntry(forKey key: String, in namespace: Namespace, ofImage url: String? = nil) -> Bool {
         let id = location(of: key, in: namespace).id
         guard let url else { return fileStatus(of: id) != nil }
-        // Under the index's lock, which eviction holds: an entry evicted between the look and
-        // the following would be followed though gone, and its eviction never counted.
+        let originalID = location(of: url, in: .originals).id
+        let departures = imageTracker.departures
+        guard let status = fileStatus(of: id) else { return false }
+        if imageTracker.follow(id, ofOriginal: originalID, bytes: FileSystem.onDiskSize(status), unlessAnyLeftSince: departures) {
+            return true
+        }
+        // Something was evicted or removed between the look and the following, perhaps this
+        // entry: look again under the index's lock, which eviction holds, so that no entry is
+        // followed though gone (its eviction would never be counted).
         return index.withLock { _ in
             guard let status = fileStatus(of: id) else { return false }
-            imageTracker.follow(id, ofOriginal: location(of: url, in: .originals).id, bytes: FileSystem.onDiskSize(status))
+            imageTracker.follow(id, ofOriginal: originalID, bytes: FileSystem.onDiskSize(status))
             return true
         }
     }
@@ -594,12 +601,13 @@ public final class DiskCache: Sendable {
 
     /// The namespace and the hex digest of the entry `id`.
     private static func parts(of id: String) -> (namespace: String, hex: String) {
-        let parts = id.split(separator: "/")
-        return (String(parts.first ?? ""), String(parts.last ?? ""))
+        // By its UTF-8 bytes: splitting into Characters cost a fifth of a fully cached warm's CPU.
+        guard let slash = id.utf8.firstIndex(of: UInt8(ascii: "/")) else { return ("", id) }
+        return (String(id[..<slash]), String(id[id.utf8.index(after: slash)...]))
     }
 
     private static func namespace(of id: String) -> Namespace? {
-        id.split(separator: "/").first.flatMap { Namespace(rawValue: String($0)) }
+        Namespace(rawValue: parts(of: id).namespace)
     }
 }
 
