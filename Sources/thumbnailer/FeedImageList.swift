@@ -92,11 +92,9 @@ struct SpooledLines: Sequence {
         private mutating func refill() -> Bool {
             let size = Swift.min(1 << 16, file.count - offset)
             guard size > 0 else { return false }
-            buffer = [UInt8](repeating: 0, count: size)
-            let read = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, size, off_t(offset)) }
-            guard read > 0 else { return false }
-            buffer.removeLast(size - read)
-            offset += read
+            guard let piece = try? file.read(count: size, at: offset) else { return false }
+            buffer = piece
+            offset += size
             position = 0
             return true
         }

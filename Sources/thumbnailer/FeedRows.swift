@@ -1,9 +1,4 @@
 import ThumbnailTerminal
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The rows `browse` lists, on disk: what ``FeedRowSpool`` wrote as the feed was parsed, read back by
 /// index with `pread` when the list shows or prefetches a row.
@@ -28,7 +23,7 @@ final class FeedRows: BrowserItems {
     subscript(index: Int) -> ListBrowser.Item {
         do {
             let bounds = try self.bounds(ofRow: index)
-            let record = try read(records, count: bounds.upperBound - bounds.lowerBound, at: bounds.lowerBound)
+            let record = try records.read(count: bounds.upperBound - bounds.lowerBound, at: bounds.lowerBound)
             let titleLength = record.prefix(4).withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
             return ListBrowser.Item(title: String(decoding: record[4..<(4 + titleLength)], as: UTF8.self),
                                     imageURL: String(decoding: record[(4 + titleLength)...], as: UTF8.self))
@@ -40,34 +35,14 @@ final class FeedRows: BrowserItems {
     }
 
     /// Where row `index`'s record lies in `records`.
-    private func bounds(ofRow index: Int) throws(FeedRowsReadError) -> Range<Int> {
-        let previousAndEnd = try read(ends, count: index == 0 ? 8 : 16, at: max(0, index - 1) * 8)
+    private func bounds(ofRow index: Int) throws(SpoolFile.ReadError) -> Range<Int> {
+        let previousAndEnd = try ends.read(count: index == 0 ? 8 : 16, at: max(0, index - 1) * 8)
         let offsets = previousAndEnd.withUnsafeBytes { bytes in
             (0..<(bytes.count / 8)).map { Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))) }
         }
         let start = index == 0 ? 0 : offsets[0]
         let end = offsets[offsets.count - 1]
-        guard start + 4 <= end else { throw FeedRowsReadError(reason: "row \(index + 1) has no record") }
+        guard start + 4 <= end else { throw SpoolFile.ReadError(reason: "row \(index + 1) has no record") }
         return start..<end
     }
-
-    private func read(_ file: SpoolFile, count: Int, at offset: Int) throws(FeedRowsReadError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = bytes.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                throw FeedRowsReadError(reason: result == 0 ? "the file ends early" : String(cString: strerror(errno)))
-            }
-            done += result
-        }
-        return bytes
-    }
-}
-
-/// A row that cannot be read back from its temporary file (the disk failed under it).
-struct FeedRowsReadError: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
 }

@@ -35,6 +35,25 @@ final class SpoolFile: BodySink {
     /// Bytes written so far.
     var count: Int { length.withLock { $0 } }
 
+    /// Why bytes written to a spool file could not be read back (the disk failed under it).
+    struct ReadError: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
+    /// The `count` bytes written at `offset`, read back whole.
+    func read(count: Int, at offset: Int) throws(ReadError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { throw ReadError(reason: result == 0 ? "the file ends early" : String(cString: strerror(errno))) }
+            done += result
+        }
+        return bytes
+    }
+
     func begin(_ response: ResponseHead) throws {
         length.withLock { $0 = 0 }
     }
