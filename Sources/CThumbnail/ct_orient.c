@@ -1,4 +1,4 @@
-/* Applies an EXIF orientation (2…8) to a finished RGBA8 thumbnail. */
+/* Applies an EXIF orientation (2…8) to a finished RGBA8 thumbnail, and swaps it in for the decoders. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,4 +31,20 @@ uint8_t *ct_orient(const uint8_t *pixels, uint32_t width, uint32_t height, uint8
     *out_width = ow;
     *out_height = oh;
     return out;
+}
+
+ct_status ct_finish_orientation(ct_alloc *alloc, uint8_t **pixels, uint32_t *width, uint32_t *height,
+                                uint8_t orientation, ct_error *error) {
+    if (orientation < 2 || orientation > 8) return CT_OK;
+    uint32_t oriented_width, oriented_height;
+    uint8_t *oriented = ct_orient(*pixels, *width, *height, orientation, &oriented_width, &oriented_height);
+    if (oriented == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory applying EXIF orientation");
+    uint64_t bytes = (uint64_t)*width * *height * 4;
+    ct_alloc_note(alloc, (int64_t)bytes);
+    free(*pixels);
+    ct_alloc_note(alloc, -(int64_t)bytes);
+    *pixels = oriented;
+    *width = oriented_width;
+    *height = oriented_height;
+    return CT_OK;
 }

@@ -208,8 +208,8 @@ public final class ThumbnailPipeline: Sendable {
     public var waitingDownloads: Int { downloads.waitingCount }
 
     /// The thumbnail if the memory cache has it: no suspension, for a row
-    /// being configured. A peek: it counts no memory hit or miss, which the
-    /// request that follows a `nil` counts.
+    /// being configured. A hit counts as a memory hit (a request answered); a
+    /// miss counts nothing, since the request that follows a `nil` counts it.
     public func cachedThumbnail(for request: ThumbnailRequest) -> Thumbnail? {
         tiers.cachedThumbnail(for: request)
     }

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import ThumbnailKit
 
-/// The call sites of the LoadingView seed (/work/shared/seeds/002_*.txt),
+/// The call sites of the LoadingView seed (`seeds/002_*.txt` in the shared folder beside the project),
 /// as written there, wherever they are Swift without SwiftUI or UIKit: each
 /// test's first lines are the seed's, and the rest checks they do what the
 /// seed says. (`data` in the seed's CustomLoader is given a home as a property.)
