@@ -80,11 +80,11 @@ build_swift_harness() {
             ;;
         keys)
             harness=FuzzKeyDecoder
-            sources=(Sources/ThumbnailTerminal/KeyDecoder.swift Sources/ThumbnailTerminal/Key.swift)
+            sources=(Sources/ThumbnailTerminal/Input/KeyDecoder.swift Sources/ThumbnailTerminal/Input/Key.swift)
             ;;
         text)
             harness=FuzzTerminalText
-            sources=(Sources/ThumbnailTerminal/TerminalText.swift)
+            sources=(Sources/ThumbnailTerminal/Screen/TerminalText.swift)
             ;;
     esac
     # Reused while nothing it is built from changed: a build takes minutes on a busy machine.

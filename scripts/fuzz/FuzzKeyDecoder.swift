@@ -1,5 +1,5 @@
 // libFuzzer harness over KeyDecoder (scripts/fuzz.sh keys), compiled together with
-// Sources/ThumbnailTerminal/KeyDecoder.swift and Key.swift.
+// Sources/ThumbnailTerminal/Input/KeyDecoder.swift and Key.swift.
 //
 // The input is what a terminal sends in raw mode, read whole and read in pieces. A finding: a crash,
 // keys that depend on where the reads split the bytes (the first byte picks the piece size), or more

@@ -1,5 +1,5 @@
 // libFuzzer harness over TerminalText (scripts/fuzz.sh text), compiled together with
-// Sources/ThumbnailTerminal/TerminalText.swift.
+// Sources/ThumbnailTerminal/Screen/TerminalText.swift.
 //
 // The input is text from a stranger (a feed title, a server's reason, a file name). A finding: a
 // crash, a scalar a terminal would act on left in the output, escaping that does not read back to
