@@ -94,8 +94,9 @@ build_swift_harness() {
         return
     fi
     if [ ${#inputs[@]} -gt 0 ]; then build_feeds_dependencies; fi
+    # -package-name: the sources use `package` access, as in the package they come from.
     swiftc -swift-version 6 -parse-as-library -O -g -sanitize=fuzzer,address -use-ld=lld -module-name "$harness" \
-        "${sources[@]}" "scripts/fuzz/$harness.swift" "${flags[@]}" -o "$output"
+        -package-name thumbnailer "${sources[@]}" "scripts/fuzz/$harness.swift" "${flags[@]}" -o "$output"
 }
 
 for target in "${targets[@]}"; do

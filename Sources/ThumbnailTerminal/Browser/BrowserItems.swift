@@ -2,7 +2,7 @@
 /// list shows it, so that a feed of millions of items is browsed in the memory of a few pages.
 ///
 /// The list asks for a row when it becomes visible or starts prefetching, on the main actor.
-public protocol BrowserItems: Sendable {
+package protocol BrowserItems: Sendable {
     /// How many rows there are.
     var count: Int { get }
     /// The row at `index`, in `0..<count`.

@@ -7,16 +7,16 @@ import ThumbnailKit
 /// The screen opens before the feed arrives. The feed is any ``Loadable`` of
 /// the list's items, so the front end decides how it is fetched and retried
 /// (`browse` wraps one attempt per load in a ``RetryableLoader``).
-@MainActor public final class BrowserScreen {
+@MainActor package final class BrowserScreen {
     /// The feed's items, loading, loaded or failed.
-    public let feed: any Loadable<any BrowserItems>
+    package let feed: any Loadable<any BrowserItems>
     /// Shown while the feed loads and when it fails: where it comes from.
-    public let feedName: String
-    public let colorMode: ColorMode
+    package let feedName: String
+    package let colorMode: ColorMode
     /// How the list draws thumbnails.
-    public private(set) var graphics: TerminalGraphics
+    package private(set) var graphics: TerminalGraphics
     /// The list, once the feed has loaded.
-    public private(set) var list: ListBrowser?
+    package private(set) var list: ListBrowser?
     private let pipeline: ThumbnailPipeline
     private var columns: Int
     private var rows: Int
@@ -30,7 +30,7 @@ import ThumbnailKit
     ///   - feed: loads the items; ``loadFeed()`` starts it.
     ///   - onStateChange: called whenever the feed or a row on screen changes
     ///     state, so the front end draws a frame.
-    public init(feed: any Loadable<any BrowserItems>, feedName: String, pipeline: ThumbnailPipeline,
+    package init(feed: any Loadable<any BrowserItems>, feedName: String, pipeline: ThumbnailPipeline,
                 columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                 onStateChange: @escaping @MainActor () -> Void = {}) {
         self.feed = feed
@@ -52,7 +52,7 @@ import ThumbnailKit
 
     /// Starts loading the feed, unless it is loading or loaded; the list
     /// appears when it has loaded.
-    public func loadFeed() {
+    package func loadFeed() {
         feedLoad = Task { [weak self, feed] in
             await feed.load()
             self?.showListIfLoaded()
@@ -60,14 +60,14 @@ import ThumbnailKit
     }
 
     /// Returns when the feed load started last has finished. Tests await this instead of hooks.
-    public func waitForFeed() async {
+    package func waitForFeed() async {
         await feedLoad?.value
     }
 
     /// Applies `key`; `false` when it asks to quit. Before the list exists,
     /// only quitting and `r` do anything: `r` loads the feed again after a
     /// failure (and, by the ``Loadable`` rules, starts nothing while it loads).
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         if let list { return list.handle(key) }
         switch key {
         case .quit:
@@ -81,26 +81,26 @@ import ThumbnailKit
     }
 
     /// The terminal is now this size.
-    public func resize(columns: Int, rows: Int) {
+    package func resize(columns: Int, rows: Int) {
         self.columns = columns
         self.rows = rows
         list?.resize(columns: columns, rows: rows)
     }
 
     /// Draws thumbnails as `graphics` says from now on (``ListBrowser/change(graphics:)``).
-    public func change(graphics: TerminalGraphics) {
+    package func change(graphics: TerminalGraphics) {
         self.graphics = graphics
         list?.change(graphics: graphics)
     }
 
     /// Advances the spinners.
-    public func tick() {
+    package func tick() {
         spinner.advance()
         list?.tick()
     }
 
     /// Everything on screen now; `residentBytes` is shown in the list's status line.
-    public func frame(residentBytes: Int) -> ScreenBuffer {
+    package func frame(residentBytes: Int) -> ScreenBuffer {
         var screen = ScreenBuffer(columns: max(1, columns), rows: max(2, rows))
         let statusRow = screen.rows - 1
         // Loaded, the list takes the whole screen, status line included.

@@ -11,29 +11,29 @@ import ThumbnailKit
 /// a retry mark with the reason when it failed. Every state change of a row
 /// on screen calls `onStateChange`, so the front end knows to draw. It only
 /// reads keys, writes frames and reports resizes.
-@MainActor public final class ListBrowser {
+@MainActor package final class ListBrowser {
     /// One row: what it is called and where its image is.
-    public struct Item: Sendable, Hashable {
-        public var title: String
-        public var imageURL: String
+    package struct Item: Sendable, Hashable {
+        package var title: String
+        package var imageURL: String
 
-        public init(title: String, imageURL: String) {
+        package init(title: String, imageURL: String) {
             self.title = title
             self.imageURL = imageURL
         }
     }
 
     /// The rows, read one at a time as they are shown or prefetched.
-    public let items: any BrowserItems
+    package let items: any BrowserItems
     /// What the status line reports: the provider's memory, work in flight and disk hits.
-    public let work: any ThumbnailWorkReporting
-    public let colorMode: ColorMode
+    package let work: any ThumbnailWorkReporting
+    package let colorMode: ColorMode
     /// How thumbnails are drawn: half blocks, or a graphics protocol at `cellSize` pixels a cell.
-    public private(set) var graphics: TerminalGraphics
-    public private(set) var layout: BrowserLayout
-    public private(set) var viewport: ListViewport
+    package private(set) var graphics: TerminalGraphics
+    package private(set) var layout: BrowserLayout
+    package private(set) var viewport: ListViewport
     /// The rows and their reused cells.
-    public private(set) var list: ListController
+    package private(set) var list: ListController
     private let provider: any ThumbnailProviding
     private let rowHeight: Int
     private var spinner = Spinner()
@@ -42,7 +42,7 @@ import ThumbnailKit
     private let onStateChange: @MainActor () -> Void
 
     /// A browser whose rows load from `pipeline`, which the status line also reports on.
-    public convenience init(items: any BrowserItems, pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
+    package convenience init(items: any BrowserItems, pipeline: ThumbnailPipeline, columns: Int, rows: Int, rowHeight: Int,
                             colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                             onStateChange: @escaping @MainActor () -> Void = {}) {
         self.init(items: items, provider: pipeline, work: pipeline, columns: columns, rows: rows,
@@ -54,7 +54,7 @@ import ThumbnailKit
     ///   - work: what the status line reports on (usually the provider).
     ///   - onStateChange: called whenever a row on screen changes state
     ///     (loading, progress, loaded, failed), so the front end draws a frame.
-    public init(items: any BrowserItems, provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
+    package init(items: any BrowserItems, provider: any ThumbnailProviding, work: any ThumbnailWorkReporting,
                 columns: Int, rows: Int, rowHeight: Int, colorMode: ColorMode, graphics: TerminalGraphics = .halfBlocks,
                 onStateChange: @escaping @MainActor () -> Void = {}) {
         self.items = items
@@ -86,7 +86,7 @@ import ThumbnailKit
 
     /// Draws thumbnails as `graphics` says from now on: at a new cell size (the font changed), the
     /// rows ask for their thumbnails again at the new size; the window and the selection stay.
-    public func change(graphics: TerminalGraphics) {
+    package func change(graphics: TerminalGraphics) {
         guard graphics != self.graphics else { return }
         self.graphics = graphics
         list.display(rows: 0..<0)  // the old rows leave, and their work is cancelled
@@ -96,7 +96,7 @@ import ThumbnailKit
     }
 
     /// Applies `key`; `false` when it asks to quit.
-    public func handle(_ key: Key) -> Bool {
+    package func handle(_ key: Key) -> Bool {
         switch key {
         case .quit:
             return false
@@ -110,14 +110,14 @@ import ThumbnailKit
     }
 
     /// The terminal is now this size.
-    public func resize(columns: Int, rows: Int) {
+    package func resize(columns: Int, rows: Int) {
         layout = BrowserLayout(columns: columns, rows: rows, rowHeight: rowHeight)
         viewport.resize(visibleRows: layout.visibleRows)
         showVisibleRows()
     }
 
     /// Advances the spinner.
-    public func tick() {
+    package func tick() {
         spinner.advance()
     }
 
@@ -131,14 +131,14 @@ import ThumbnailKit
     }
 
     /// Everything on screen now; `residentBytes` is shown in the status line.
-    public func frame(residentBytes: Int) -> ScreenBuffer {
+    package func frame(residentBytes: Int) -> ScreenBuffer {
         var screen = ScreenBuffer(columns: layout.columns, rows: layout.rows)
         draw(on: &screen, residentBytes: residentBytes)
         return screen
     }
 
     /// Draws the rows and the status line on `screen`, which has the layout's size.
-    public func draw(on screen: inout ScreenBuffer, residentBytes: Int) {
+    package func draw(on screen: inout ScreenBuffer, residentBytes: Int) {
         var kept: [ObjectIdentifier: HalfBlockImage] = [:]
         let thumbnailView = makeThumbnailView { kept[$0] = $1 }
         for (row, cell) in list.visibleCells {

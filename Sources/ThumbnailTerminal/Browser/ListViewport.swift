@@ -1,28 +1,28 @@
 /// The selected row of a list and the window of rows on screen, moved by keys.
-public struct ListViewport: Sendable, Hashable {
-    public let itemCount: Int
-    public private(set) var visibleRows: Int
+package struct ListViewport: Sendable, Hashable {
+    package let itemCount: Int
+    package private(set) var visibleRows: Int
     /// The selected row (0 when the list is empty).
-    public private(set) var selected = 0
+    package private(set) var selected = 0
     /// The first row on screen.
-    public private(set) var top = 0
+    package private(set) var top = 0
 
-    public init(itemCount: Int, visibleRows: Int) {
+    package init(itemCount: Int, visibleRows: Int) {
         self.itemCount = max(0, itemCount)
         self.visibleRows = max(1, visibleRows)
     }
 
     /// The rows on screen.
-    public var visibleRange: Range<Int> { top..<min(itemCount, top + visibleRows) }
+    package var visibleRange: Range<Int> { top..<min(itemCount, top + visibleRows) }
 
     /// The `distance` rows after the visible ones, to prefetch.
-    public func prefetchRange(distance: Int) -> Range<Int> {
+    package func prefetchRange(distance: Int) -> Range<Int> {
         let start = visibleRange.upperBound
         return start..<min(itemCount, start + max(0, distance))
     }
 
     /// Moves the selection as `key` asks and scrolls to keep it on screen; other keys do nothing.
-    public mutating func apply(_ key: Key) {
+    package mutating func apply(_ key: Key) {
         switch key {
         case .down: select(selected + 1)
         case .up: select(selected - 1)
@@ -35,7 +35,7 @@ public struct ListViewport: Sendable, Hashable {
     }
 
     /// Shows `visibleRows` rows from now on, the selection still on screen.
-    public mutating func resize(visibleRows: Int) {
+    package mutating func resize(visibleRows: Int) {
         self.visibleRows = max(1, visibleRows)
         select(selected)
     }

@@ -23,18 +23,18 @@ import ThumbnailKit
 /// }
 /// .draw(loader, in: region, on: &screen)
 /// ```
-public struct LoadingView<Value: Sendable> {
+package struct LoadingView<Value: Sendable> {
     /// Draws a loaded value.
-    public typealias ContentView = (Value, ScreenRegion, inout ScreenBuffer) -> Void
+    package typealias ContentView = (Value, ScreenRegion, inout ScreenBuffer) -> Void
     /// Draws the `idle` state.
-    public typealias EmptyView = (ScreenRegion, inout ScreenBuffer) -> Void
+    package typealias EmptyView = (ScreenRegion, inout ScreenBuffer) -> Void
     /// Draws a load under way, with its progress if any and the spinner's frame.
-    public typealias ProgressView = (LoadingProgress?, Spinner, ScreenRegion, inout ScreenBuffer) -> Void
+    package typealias ProgressView = (LoadingProgress?, Spinner, ScreenRegion, inout ScreenBuffer) -> Void
     /// Draws a failure.
-    public typealias ErrorView = (any Error, ScreenRegion, inout ScreenBuffer) -> Void
+    package typealias ErrorView = (any Error, ScreenRegion, inout ScreenBuffer) -> Void
 
     /// The spinner frame the progress view shows.
-    public var spinner: Spinner
+    package var spinner: Spinner
     private let content: ContentView
     private var empty: EmptyView = { _, _ in }
     private var progress: ProgressView
@@ -45,7 +45,7 @@ public struct LoadingView<Value: Sendable> {
     ///   - retryHint: how to retry, shown by the default error view before the reason
     ///     (e.g. `r: retry`); `nil` when a failure cannot be retried.
     ///   - content: draws a loaded value.
-    public init(spinner: Spinner = Spinner(), retryHint: String? = nil, content: @escaping ContentView) {
+    package init(spinner: Spinner = Spinner(), retryHint: String? = nil, content: @escaping ContentView) {
         self.spinner = spinner
         self.content = content
         progress = Self.defaultProgressView
@@ -53,28 +53,28 @@ public struct LoadingView<Value: Sendable> {
     }
 
     /// This view with `view` for the `idle` state.
-    public func emptyView(_ view: @escaping EmptyView) -> Self {
+    package func emptyView(_ view: @escaping EmptyView) -> Self {
         var copy = self
         copy.empty = view
         return copy
     }
 
     /// This view with `view` for the `loading` state.
-    public func progressView(_ view: @escaping ProgressView) -> Self {
+    package func progressView(_ view: @escaping ProgressView) -> Self {
         var copy = self
         copy.progress = view
         return copy
     }
 
     /// This view with `view` for the `failure` state.
-    public func errorView(_ view: @escaping ErrorView) -> Self {
+    package func errorView(_ view: @escaping ErrorView) -> Self {
         var copy = self
         copy.failure = view
         return copy
     }
 
     /// Draws `state` in `region`.
-    public func draw(_ state: LoadingState<Value>, in region: ScreenRegion, on screen: inout ScreenBuffer) {
+    package func draw(_ state: LoadingState<Value>, in region: ScreenRegion, on screen: inout ScreenBuffer) {
         switch state {
         case .idle: empty(region, &screen)
         case let .loading(progress): self.progress(progress, spinner, region, &screen)
@@ -84,13 +84,13 @@ public struct LoadingView<Value: Sendable> {
     }
 
     /// Draws `loader`'s current state in `region`.
-    @MainActor public func draw(_ loader: some Loadable<Value>, in region: ScreenRegion, on screen: inout ScreenBuffer) {
+    @MainActor package func draw(_ loader: some Loadable<Value>, in region: ScreenRegion, on screen: inout ScreenBuffer) {
         draw(loader.currentState, in: region, on: &screen)
     }
 
     /// The default progress view: on the region's first line, the spinner (or
     /// "cancelled"), the percent when known, the message when there is one.
-    public static func defaultProgressView(_ progress: LoadingProgress?, spinner: Spinner, in region: ScreenRegion,
+    package static func defaultProgressView(_ progress: LoadingProgress?, spinner: Spinner, in region: ScreenRegion,
                                            on screen: inout ScreenBuffer) {
         let text: String
         if progress?.isCanceled == true {
@@ -106,7 +106,7 @@ public struct LoadingView<Value: Sendable> {
     /// The default error view: on the region's first line, `✗`, the retry
     /// hint if any, and the reason, cut at the region's edge (the hint comes
     /// first so that it is never the part cut).
-    public static func defaultErrorView(retryHint: String?) -> ErrorView {
+    package static func defaultErrorView(retryHint: String?) -> ErrorView {
         { error, region, screen in
             let hint = retryHint.map { "\($0) · " } ?? ""
             screen.put("✗ \(hint)\(error)", line: 0, of: region, foreground: Palette.alert)

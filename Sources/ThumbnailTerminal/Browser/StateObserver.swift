@@ -6,10 +6,10 @@
 /// as its stream runs or the observer lives. Objects are told apart by
 /// identity, so hand in ones that live as long as the observer (a list's
 /// pooled cells, a screen's loader), whose address no newcomer can take.
-@MainActor public final class StateObserver {
+@MainActor package final class StateObserver {
     private var observations: [ObjectIdentifier: Task<Void, Never>] = [:]
 
-    public init() {}
+    package init() {}
 
     isolated deinit {
         for observation in observations.values { observation.cancel() }
@@ -18,7 +18,7 @@
     /// Calls `onChange` with every state of `object` from now on, the current
     /// one first; does nothing if `object` is already observed (the stream is
     /// then not even subscribed).
-    public func observe<State: Sendable>(_ object: AnyObject, states: () -> AsyncStream<State>,
+    package func observe<State: Sendable>(_ object: AnyObject, states: () -> AsyncStream<State>,
                                          onChange: @escaping @MainActor (State) -> Void) {
         let id = ObjectIdentifier(object)
         guard observations[id] == nil else { return }
@@ -29,5 +29,5 @@
     }
 
     /// Objects observed so far.
-    public var count: Int { observations.count }
+    package var count: Int { observations.count }
 }

@@ -1,5 +1,5 @@
 /// How `browse` draws thumbnails.
-public enum GraphicsProtocol: String, Sendable, Hashable, CaseIterable {
+package enum GraphicsProtocol: String, Sendable, Hashable, CaseIterable {
     /// Ask the terminal (``GraphicsDetection``), and take the best it offers.
     case auto
     /// The kitty graphics protocol: pixels sent once per image, placed by id.
@@ -13,17 +13,17 @@ public enum GraphicsProtocol: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What a terminal said it can draw.
-public struct TerminalCapabilities: Sendable, Hashable {
+package struct TerminalCapabilities: Sendable, Hashable {
     /// It answered the kitty graphics query with `OK`.
-    public var kittyGraphics = false
+    package var kittyGraphics = false
     /// Its primary device attributes (DA1) include 4: sixel graphics.
-    public var sixel = false
+    package var sixel = false
     /// One cell's size in pixels, when it said (`CSI 6 ; height ; width t`).
-    public var cellSize: CellPixelSize?
+    package var cellSize: CellPixelSize?
     /// It answered at all (DA1, which every terminal answers) before the timeout.
-    public var answered = false
+    package var answered = false
 
-    public init(kittyGraphics: Bool = false, sixel: Bool = false, cellSize: CellPixelSize? = nil, answered: Bool = false) {
+    package init(kittyGraphics: Bool = false, sixel: Bool = false, cellSize: CellPixelSize? = nil, answered: Bool = false) {
         self.kittyGraphics = kittyGraphics
         self.sixel = sixel
         self.cellSize = cellSize
@@ -33,7 +33,7 @@ public struct TerminalCapabilities: Sendable, Hashable {
     /// The protocol `requested` means here: itself, unless it is ``GraphicsProtocol/auto``,
     /// which takes kitty graphics, else sixel, else half blocks. A protocol needs the cell
     /// size to make thumbnails at the size drawn: without it, half blocks.
-    public func resolve(_ requested: GraphicsProtocol) -> GraphicsProtocol {
+    package func resolve(_ requested: GraphicsProtocol) -> GraphicsProtocol {
         guard requested == .auto else { return requested }
         guard cellSize != nil else { return .blocks }
         if kittyGraphics { return .kitty }
@@ -44,7 +44,7 @@ public struct TerminalCapabilities: Sendable, Hashable {
     /// How thumbnails are drawn for `requested`: ``resolve(_:)``'s protocol at this
     /// terminal's cell size, or `fallbackCell` when it did not say (a protocol asked
     /// for by name is used even then).
-    public func graphics(for requested: GraphicsProtocol, fallbackCell: CellPixelSize = CellPixelSize(width: 8, height: 16))
+    package func graphics(for requested: GraphicsProtocol, fallbackCell: CellPixelSize = CellPixelSize(width: 8, height: 16))
         -> TerminalGraphics {
         let cell = cellSize ?? fallbackCell
         return switch resolve(requested) {
@@ -57,11 +57,11 @@ public struct TerminalCapabilities: Sendable, Hashable {
 }
 
 /// A terminal cell's size in pixels.
-public struct CellPixelSize: Sendable, Hashable {
-    public var width: Int
-    public var height: Int
+package struct CellPixelSize: Sendable, Hashable {
+    package var width: Int
+    package var height: Int
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
@@ -72,9 +72,9 @@ public struct CellPixelSize: Sendable, Hashable {
 /// last. Every terminal answers DA1, and answers in order, so DA1's reply
 /// means the others that did not come will not: the wait ends there, or at the
 /// timeout when nothing answers at all (then: half blocks).
-public enum GraphicsDetection {
+package enum GraphicsDetection {
     /// The three queries, in the order that makes DA1's reply the last.
-    public static let queries: [UInt8] = KittyGraphics.query + Array("\u{1B}[16t\u{1B}[c".utf8)
+    package static let queries: [UInt8] = KittyGraphics.query + Array("\u{1B}[16t\u{1B}[c".utf8)
 
     /// Reads replies until DA1's, or until `timeout` has passed.
     /// - Parameters:
@@ -82,7 +82,7 @@ public enum GraphicsDetection {
     ///   - now: a clock, for the deadline.
     /// - Returns: what the terminal said, and the bytes that were not replies
     ///   (keys typed meanwhile), in order, for the key decoder.
-    public static func detect(timeout: Duration, now: () -> ContinuousClock.Instant = { .now },
+    package static func detect(timeout: Duration, now: () -> ContinuousClock.Instant = { .now },
                               read: (Duration) -> [UInt8]) -> (capabilities: TerminalCapabilities, other: [UInt8]) {
         var parser = ReplyParser()
         let deadline = now() + timeout

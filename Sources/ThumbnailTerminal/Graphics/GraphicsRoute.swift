@@ -7,25 +7,25 @@
 /// when the pane allows it (`allow-passthrough on`). tmux does not move the
 /// outer terminal's cursor for it: a placed sequence carries its own cursor
 /// move, to the cell's place on the whole terminal (the pane's origin added).
-public enum GraphicsRoute: Sendable, Hashable {
+package enum GraphicsRoute: Sendable, Hashable {
     /// The program's output is the terminal's input.
     case direct
     /// Through tmux's passthrough, from a pane whose top left cell is at `origin` on the outer terminal.
     case tmuxPassthrough(origin: PaneOrigin)
 
     /// Where a pane begins on the terminal, in cells from its top left, from 0.
-    public struct PaneOrigin: Sendable, Hashable {
-        public var row: Int
-        public var column: Int
+    package struct PaneOrigin: Sendable, Hashable {
+        package var row: Int
+        package var column: Int
 
-        public init(row: Int, column: Int) {
+        package init(row: Int, column: Int) {
             self.row = row
             self.column = column
         }
     }
 
     /// `sequence`, drawn at the pane's cell `row`, `column` (from 0).
-    public func placed(_ sequence: [UInt8], row: Int, column: Int) -> [UInt8] {
+    package func placed(_ sequence: [UInt8], row: Int, column: Int) -> [UInt8] {
         switch self {
         case .direct:
             cursorMove(row: row, column: column) + sequence
@@ -35,7 +35,7 @@ public enum GraphicsRoute: Sendable, Hashable {
     }
 
     /// `sequence`, which draws nothing where the cursor is (a transmission, a deletion, a query).
-    public func unplaced(_ sequence: [UInt8]) -> [UInt8] {
+    package func unplaced(_ sequence: [UInt8]) -> [UInt8] {
         switch self {
         case .direct: sequence
         case .tmuxPassthrough: Self.passthrough(sequence)

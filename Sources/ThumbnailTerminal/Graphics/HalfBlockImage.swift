@@ -4,16 +4,16 @@ import ThumbnailKit
 /// `▀` takes the top pixel as its colour and the bottom pixel as the cell's
 /// background. Transparent pixels are blended over a background colour; an
 /// odd-height image's last half row is left to the terminal's background.
-public struct HalfBlockImage: Sendable, Hashable {
+package struct HalfBlockImage: Sendable, Hashable {
     /// Width in cells (one pixel each).
-    public let width: Int
+    package let width: Int
     /// Height in cells (two pixels each).
-    public let height: Int
+    package let height: Int
     private let cells: [HalfBlockCell]
 
     /// Fits `thumbnail` in `columns` × `rows` cells (`rows` × 2 pixels high),
     /// keeping its aspect ratio and never enlarging it.
-    public init(thumbnail: Thumbnail, columns: Int, rows: Int, background: TerminalColor) {
+    package init(thumbnail: Thumbnail, columns: Int, rows: Int, background: TerminalColor) {
         let box = ThumbnailSize.fit(width: max(1, columns), height: max(1, 2 * rows))
         let fitted = box.fitting(width: thumbnail.width, height: thumbnail.height)
         let image = (fitted.width < thumbnail.width || fitted.height < thumbnail.height)
@@ -35,7 +35,7 @@ public struct HalfBlockImage: Sendable, Hashable {
     }
 
     /// The cell at `column`, `row` (cells from the top left).
-    public func cell(column: Int, row: Int) -> HalfBlockCell {
+    package func cell(column: Int, row: Int) -> HalfBlockCell {
         cells[row * width + column]
     }
 
@@ -53,12 +53,12 @@ public struct HalfBlockImage: Sendable, Hashable {
 }
 
 /// One cell of a ``HalfBlockImage``: the colours of its upper and lower pixel.
-public struct HalfBlockCell: Sendable, Hashable {
-    public var top: TerminalColor
+package struct HalfBlockCell: Sendable, Hashable {
+    package var top: TerminalColor
     /// `nil` below the last pixel row of an odd-height image: the terminal's own background.
-    public var bottom: TerminalColor?
+    package var bottom: TerminalColor?
 
-    public init(top: TerminalColor, bottom: TerminalColor?) {
+    package init(top: TerminalColor, bottom: TerminalColor?) {
         self.top = top
         self.bottom = bottom
     }

@@ -5,12 +5,12 @@ import ThumbnailKit
 /// Konsole's): `OSC 1337 ; File=inline=1;size=…;width=…px;height=…px:` the
 /// PNG in base64, `BEL`, drawn at the cursor at its own pixel size, its alpha
 /// over the terminal's own background.
-public struct ITermInlineImage: Sendable, Hashable {
+package struct ITermInlineImage: Sendable, Hashable {
     /// The whole escape sequence.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// `nil` when the thumbnail cannot be encoded as PNG.
-    public init?(thumbnail: Thumbnail) {
+    package init?(thumbnail: Thumbnail) {
         guard let png = try? ThumbnailEncoder().encode(thumbnail, as: .png) else { return nil }
         let head = "\u{1B}]1337;File=inline=1;size=\(png.count);width=\(thumbnail.width)px;height=\(thumbnail.height)px;"
             + "preserveAspectRatio=1:"

@@ -3,14 +3,14 @@ import ThumbnailKit
 /// A thumbnail drawn with a graphics protocol over `columns` × `rows` cells
 /// whose top left cell is `column`, `row`. Two placements are the same when
 /// they show the same thumbnail (its pixel buffer) at the same place.
-public struct ImagePlacement: Sendable, Hashable {
-    public let thumbnail: Thumbnail
-    public let column: Int
-    public let row: Int
-    public let columns: Int
-    public let rows: Int
+package struct ImagePlacement: Sendable, Hashable {
+    package let thumbnail: Thumbnail
+    package let column: Int
+    package let row: Int
+    package let columns: Int
+    package let rows: Int
 
-    public init(thumbnail: Thumbnail, column: Int, row: Int, columns: Int, rows: Int) {
+    package init(thumbnail: Thumbnail, column: Int, row: Int, columns: Int, rows: Int) {
         self.thumbnail = thumbnail
         self.column = column
         self.row = row
@@ -24,14 +24,14 @@ public struct ImagePlacement: Sendable, Hashable {
     }
 
     /// Which thumbnail: the identity of its pixels, which a reused row replaces.
-    public var image: ObjectIdentifier { ObjectIdentifier(thumbnail.pixels) }
+    package var image: ObjectIdentifier { ObjectIdentifier(thumbnail.pixels) }
 
-    public static func == (lhs: ImagePlacement, rhs: ImagePlacement) -> Bool {
+    package static func == (lhs: ImagePlacement, rhs: ImagePlacement) -> Bool {
         lhs.image == rhs.image && lhs.column == rhs.column && lhs.row == rhs.row && lhs.columns == rhs.columns
             && lhs.rows == rhs.rows
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(image)
         hasher.combine(column)
         hasher.combine(row)

@@ -2,7 +2,7 @@
 /// writing only what changed: the graphics half of a frame, as
 /// ``ScreenBuffer/render(changesFrom:mode:)`` is the text half. The text is
 /// written first; its cells under the images are blank.
-@MainActor public protocol ImageRenderer: AnyObject {
+@MainActor package protocol ImageRenderer: AnyObject {
     /// What makes the terminal show `images` where it showed what the last call drew.
     /// - Parameter redrawn: the screen was cleared since (the first frame, a resize): nothing of the last images is left.
     func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8]

@@ -7,7 +7,7 @@ import ExtrasBase64
 ///
 /// Every command carries `q=2`: the terminal answers neither success nor
 /// failure, so nothing arrives on standard input among the keys.
-public enum KittyGraphics {
+package enum KittyGraphics {
     /// The most base64 bytes one escape sequence may carry (the protocol's limit).
     static let chunkBytes = 4096
 
@@ -16,14 +16,14 @@ public enum KittyGraphics {
     /// (`m=1` on every chunk but the last): one escape sequence per chunk, which
     /// tmux's passthrough wraps one by one. An `opaque` image goes as RGB (`f=24`):
     /// a quarter fewer bytes.
-    public static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32, opaque: Bool = false) -> [[UInt8]] {
+    package static func transmit(rgba: [UInt8], width: Int, height: Int, id: UInt32, opaque: Bool = false) -> [[UInt8]] {
         precondition(rgba.count == width * height * 4, "RGBA8: 4 bytes a pixel")
         return transmit(opaque ? rgb(of: rgba) : rgba, keys: "a=t,f=\(opaque ? 24 : 32),s=\(width),v=\(height),i=\(id),q=2")
     }
 
     /// Transmits a PNG under `id` (`f=100`), chunked as ``transmit(rgba:width:height:id:opaque:)``
     /// is: a photo's thumbnail in about 60 % of the bytes of its RGB.
-    public static func transmit(png: [UInt8], id: UInt32) -> [[UInt8]] {
+    package static func transmit(png: [UInt8], id: UInt32) -> [[UInt8]] {
         transmit(png, keys: "a=t,f=100,i=\(id),q=2")
     }
 
@@ -57,24 +57,24 @@ public enum KittyGraphics {
     /// Shows image `id` at the cursor, at its own pixel size (thumbnails are made at
     /// the pixel size of the cells they cover), as placement `placement`: placing it
     /// again with the same ids moves it. The cursor does not move (`C=1`).
-    public static func place(id: UInt32, placement: UInt32) -> [UInt8] {
+    package static func place(id: UInt32, placement: UInt32) -> [UInt8] {
         command("a=p,i=\(id),p=\(placement),C=1,q=2")
     }
 
     /// Removes placement `placement` of image `id` from the screen; the image stays, ready to be placed again.
-    public static func remove(id: UInt32, placement: UInt32) -> [UInt8] {
+    package static func remove(id: UInt32, placement: UInt32) -> [UInt8] {
         command("a=d,d=i,i=\(id),p=\(placement),q=2")
     }
 
     /// Deletes image `id`: its placements and its data (`d=I`), which frees the terminal's memory.
-    public static func delete(id: UInt32) -> [UInt8] {
+    package static func delete(id: UInt32) -> [UInt8] {
         command("a=d,d=I,i=\(id),q=2")
     }
 
     /// Asks whether the terminal speaks the protocol: a 1×1 RGB image sent for a
     /// query only (`a=q`, nothing stored), which a terminal that does answers
     /// `ESC _Gi=31;OK ESC \`. The one command that wants an answer.
-    public static let query: [UInt8] = command("i=31,s=1,v=1,a=q,t=d,f=24", payload: Array("AAAA".utf8)[...])
+    package static let query: [UInt8] = command("i=31,s=1,v=1,a=q,t=d,f=24", payload: Array("AAAA".utf8)[...])
 
     /// `ESC _G keys [; payload] ESC \`.
     private static func command(_ keys: String, payload: ArraySlice<UInt8>? = nil) -> [UInt8] {

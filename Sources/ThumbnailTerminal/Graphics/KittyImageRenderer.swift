@@ -6,19 +6,19 @@ import ThumbnailKit
 /// from the terminal (data and all) once more than ``retainedImages`` are
 /// held and it is the least recently shown. Scrolling sends placements, never
 /// pixels again, for the thumbnails the terminal still holds.
-@MainActor public final class KittyImageRenderer: ImageRenderer {
+@MainActor package final class KittyImageRenderer: ImageRenderer {
     /// Images the terminal keeps, on screen or not: rows scrolled back into
     /// view are placed again without their pixels. The list's pool of rows is a good size.
-    public let retainedImages: Int
+    package let retainedImages: Int
     /// Images whose pixels were sent so far.
-    public private(set) var imagesTransmitted = 0
-    public var route: GraphicsRoute
+    package private(set) var imagesTransmitted = 0
+    package var route: GraphicsRoute
     private var ids: [ObjectIdentifier: UInt32] = [:]
     private var recency = RecencyOrder<ObjectIdentifier>()
     private var shown: [ObjectIdentifier: ImagePlacement] = [:]
     private var nextID: UInt32 = 1
 
-    public init(retainedImages: Int, route: GraphicsRoute = .direct) {
+    package init(retainedImages: Int, route: GraphicsRoute = .direct) {
         self.retainedImages = max(1, retainedImages)
         self.route = route
     }
@@ -26,7 +26,7 @@ import ThumbnailKit
     /// Every image goes in placement 1 of its id: placing it again moves it.
     private static let placement: UInt32 = 1
 
-    public func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
+    package func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
         var output: [UInt8] = []
         if redrawn { shown = [:] }
         let current = Dictionary(images.map { ($0.image, $0) }) { first, _ in first }
@@ -66,7 +66,7 @@ import ThumbnailKit
     }
 
     /// kitty moves placements with the lines they are on; one the move cut is removed.
-    public func scroll(by distance: Int, lines: Range<Int>) -> [UInt8] {
+    package func scroll(by distance: Int, lines: Range<Int>) -> [UInt8] {
         var output: [UInt8] = []
         for (image, placement) in shown {
             switch placement.scrolled(by: distance, lines: lines) {
@@ -83,7 +83,7 @@ import ThumbnailKit
     }
 
     /// Deletes every image it sent, data and all.
-    public func finish() -> [UInt8] {
+    package func finish() -> [UInt8] {
         let output = ids.values.sorted().flatMap { route.unplaced(KittyGraphics.delete(id: $0)) }
         ids = [:]
         shown = [:]

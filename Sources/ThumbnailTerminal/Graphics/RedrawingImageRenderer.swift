@@ -5,34 +5,34 @@ import ThumbnailKit
 /// sent, each encoded once while it stays among the ``cachedImages`` most
 /// recently shown, and the cells of an image that moved away or left are
 /// erased (`CSI n X`), so no stale pixels stay behind text.
-@MainActor public final class RedrawingImageRenderer: ImageRenderer {
+@MainActor package final class RedrawingImageRenderer: ImageRenderer {
     /// Encoded images kept for the next frames: scrolling back costs no encoding.
-    public let cachedImages: Int
-    public var route: GraphicsRoute
+    package let cachedImages: Int
+    package var route: GraphicsRoute
     private let encode: (Thumbnail) -> [UInt8]
     private var encoded: [ObjectIdentifier: [UInt8]] = [:]
     private var recency = RecencyOrder<ObjectIdentifier>()
     private var shown: [ImagePlacement] = []
 
     /// - Parameter encode: the escape sequence that draws a thumbnail at the cursor.
-    public init(cachedImages: Int, route: GraphicsRoute = .direct, encode: @escaping (Thumbnail) -> [UInt8]) {
+    package init(cachedImages: Int, route: GraphicsRoute = .direct, encode: @escaping (Thumbnail) -> [UInt8]) {
         self.cachedImages = max(1, cachedImages)
         self.route = route
         self.encode = encode
     }
 
     /// Sixel images over `background`.
-    public static func sixel(background: TerminalColor, cachedImages: Int, route: GraphicsRoute = .direct)
+    package static func sixel(background: TerminalColor, cachedImages: Int, route: GraphicsRoute = .direct)
         -> RedrawingImageRenderer {
         RedrawingImageRenderer(cachedImages: cachedImages, route: route) { SixelImage(thumbnail: $0, background: background).bytes }
     }
 
     /// iTerm2's inline images, as PNG.
-    public static func iTerm(cachedImages: Int, route: GraphicsRoute = .direct) -> RedrawingImageRenderer {
+    package static func iTerm(cachedImages: Int, route: GraphicsRoute = .direct) -> RedrawingImageRenderer {
         RedrawingImageRenderer(cachedImages: cachedImages, route: route) { ITermInlineImage(thumbnail: $0)?.bytes ?? [] }
     }
 
-    public func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
+    package func render(_ images: [ImagePlacement], redrawn: Bool) -> [UInt8] {
         var output: [UInt8] = []
         let previous = redrawn ? [] : shown
         let unchanged = Set(previous).intersection(images)
@@ -55,7 +55,7 @@ import ThumbnailKit
     }
 
     /// The terminal moved the images' pixels with the lines; what is left of one the move cut is erased.
-    public func scroll(by distance: Int, lines: Range<Int>) -> [UInt8] {
+    package func scroll(by distance: Int, lines: Range<Int>) -> [UInt8] {
         var output: [UInt8] = []
         shown = shown.compactMap { placement in
             switch placement.scrolled(by: distance, lines: lines) {
@@ -77,5 +77,5 @@ import ThumbnailKit
     }
 
     /// These images are cells' pixels: leaving the alternate screen takes them away.
-    public func finish() -> [UInt8] { [] }
+    package func finish() -> [UInt8] { [] }
 }

@@ -9,13 +9,13 @@ import ThumbnailKit
 /// pixels and the size), the palette (`#i;2;r;g;b` in percent), then each band
 /// of six pixel rows, one pass per colour in it (`#i`, run-length coded with
 /// `!n`, `$` back to the band's start), `-` to the next band, and `ESC \`.
-public struct SixelImage: Sendable, Hashable {
-    public let width: Int
-    public let height: Int
+package struct SixelImage: Sendable, Hashable {
+    package let width: Int
+    package let height: Int
     /// The whole escape sequence.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init(thumbnail: Thumbnail, background: TerminalColor) {
+    package init(thumbnail: Thumbnail, background: TerminalColor) {
         width = thumbnail.width
         height = thumbnail.height
         var pixels: [TerminalColor] = []

@@ -1,7 +1,7 @@
 import ThumbnailKit
 
 /// How a list draws its thumbnails, once the protocol is known.
-public enum TerminalGraphics: Sendable, Hashable {
+package enum TerminalGraphics: Sendable, Hashable {
     /// Two pixels a cell in half blocks (`▀`): any terminal with colour.
     case halfBlocks
     /// The kitty graphics protocol, at `cell` pixels a cell.
@@ -12,7 +12,7 @@ public enum TerminalGraphics: Sendable, Hashable {
     case iTerm(cell: CellPixelSize)
 
     /// The box a thumbnail drawn over `columns` × `rows` cells is made for: its pixels exactly.
-    public func thumbnailSize(columns: Int, rows: Int) -> ThumbnailSize {
+    package func thumbnailSize(columns: Int, rows: Int) -> ThumbnailSize {
         switch self {
         case .halfBlocks: .fit(width: columns, height: 2 * rows)
         case let .kitty(cell), let .sixel(cell), let .iTerm(cell):
@@ -21,7 +21,7 @@ public enum TerminalGraphics: Sendable, Hashable {
     }
 
     /// The same protocol at cells of `cell` pixels (half blocks have no pixel size).
-    public func at(cell: CellPixelSize) -> TerminalGraphics {
+    package func at(cell: CellPixelSize) -> TerminalGraphics {
         switch self {
         case .halfBlocks: .halfBlocks
         case .kitty: .kitty(cell: cell)
@@ -34,7 +34,7 @@ public enum TerminalGraphics: Sendable, Hashable {
     /// - Parameters:
     ///   - retained: images kept ready beyond those on screen (the list's pool of rows).
     ///   - route: how its sequences reach the terminal.
-    @MainActor public func makeRenderer(retained: Int, route: GraphicsRoute = .direct) -> (any ImageRenderer)? {
+    @MainActor package func makeRenderer(retained: Int, route: GraphicsRoute = .direct) -> (any ImageRenderer)? {
         switch self {
         case .halfBlocks: nil
         case .kitty: KittyImageRenderer(retainedImages: retained, route: route)

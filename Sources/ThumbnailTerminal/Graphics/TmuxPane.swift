@@ -6,14 +6,14 @@ import Darwin
 
 /// The tmux pane a program runs in, as tmux itself says: where it is on the
 /// terminal around it, and whether it lets graphics through.
-public struct TmuxPane: Sendable, Hashable {
+package struct TmuxPane: Sendable, Hashable {
     /// The pane's top left cell on the outer terminal (its place in the window, below a status line on top).
-    public var origin: GraphicsRoute.PaneOrigin
+    package var origin: GraphicsRoute.PaneOrigin
     /// Its `allow-passthrough` option is on (or `all`; tmux before 3.3 has
     /// no such option and always passes through).
-    public var allowsPassthrough: Bool
+    package var allowsPassthrough: Bool
 
-    public init(origin: GraphicsRoute.PaneOrigin, allowsPassthrough: Bool) {
+    package init(origin: GraphicsRoute.PaneOrigin, allowsPassthrough: Bool) {
         self.origin = origin
         self.allowsPassthrough = allowsPassthrough
     }
@@ -41,7 +41,7 @@ public struct TmuxPane: Sendable, Hashable {
     /// The pane this process runs in, when `TMUX` and `TMUX_PANE` say there is one,
     /// asked of tmux (`tmux display -p -t $TMUX_PANE`, which finds its server through `TMUX`).
     /// - Returns: `nil` outside tmux, or when tmux did not answer as expected.
-    public static func current(environment: [String: String]) -> TmuxPane? {
+    package static func current(environment: [String: String]) -> TmuxPane? {
         guard environment["TMUX"] != nil, let pane = environment["TMUX_PANE"],
               let output = standardOutput(of: ["tmux", "display", "-p", "-t", pane, format]) else { return nil }
         return parse(output)

@@ -4,7 +4,7 @@
 /// or a string the terminal sent (a late reply to a graphics query), is
 /// dropped whole, never leaked as characters. A lone escape is told from
 /// the start of a sequence by time: see ``flushPendingEscape(at:)``.
-public struct KeyDecoder: Sendable {
+package struct KeyDecoder: Sendable {
     /// The escape sequence begun and not complete yet, ESC first; at most ``longestSequence`` bytes.
     private var pending: [UInt8] = []
     /// The rest of a sequence too long to be a key, or of a string, dropped byte by byte as it comes:
@@ -16,7 +16,7 @@ public struct KeyDecoder: Sendable {
     /// How long the rest of an escape sequence may take to come after its last byte: past it, an escape
     /// held alone was the Esc key (or a sequence whose rest never came). A terminal writes a sequence
     /// at once; one split across reads (a full buffer, a slow link) goes on within milliseconds.
-    public static let escapeTimeout: Duration = .milliseconds(100)
+    package static let escapeTimeout: Duration = .milliseconds(100)
 
     /// The longest control sequence kept whole; keys are at most 3 bytes after `ESC [`. Longer ones
     /// (mouse reports, replies) are dropped as they come.
@@ -41,13 +41,13 @@ public struct KeyDecoder: Sendable {
         }
     }
 
-    public init() {}
+    package init() {}
 
     /// How many bytes the decoder holds for a sequence not complete yet: at most ``longestSequence``.
     var heldByteCount: Int { pending.count }
 
     /// The keys `bytes` complete.
-    public mutating func decode(_ bytes: [UInt8]) -> [Key] {
+    package mutating func decode(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         for byte in bytes {
             if let skipped = skipping {
@@ -65,7 +65,7 @@ public struct KeyDecoder: Sendable {
     }
 
     /// The keys `bytes`, read at `now`, complete; `now` is what ``flushPendingEscape(at:)`` measures from.
-    public mutating func decode(_ bytes: [UInt8], at now: ContinuousClock.Instant) -> [Key] {
+    package mutating func decode(_ bytes: [UInt8], at now: ContinuousClock.Instant) -> [Key] {
         if !bytes.isEmpty { lastReadAt = now }
         return decode(bytes)
     }
@@ -74,7 +74,7 @@ public struct KeyDecoder: Sendable {
     /// since the last read given to ``decode(_:at:)``; before, nothing. A
     /// caller that flushes on a timer then never cuts a sequence whose rest is
     /// still on its way, however the reads and the timer interleave.
-    public mutating func flushPendingEscape(at now: ContinuousClock.Instant) -> [Key] {
+    package mutating func flushPendingEscape(at now: ContinuousClock.Instant) -> [Key] {
         guard let lastReadAt, now - lastReadAt >= Self.escapeTimeout else { return [] }
         return flushPendingEscape()
     }
@@ -83,7 +83,7 @@ public struct KeyDecoder: Sendable {
     /// came) and stops dropping a string whose end never came, at once (at
     /// the end of the input; on a timer, see ``flushPendingEscape(at:)``).
     /// Returns the keys that were waiting behind the escape.
-    public mutating func flushPendingEscape() -> [Key] {
+    package mutating func flushPendingEscape() -> [Key] {
         skipping = nil
         guard !pending.isEmpty else { return [] }
         let rest = Array(pending.dropFirst())

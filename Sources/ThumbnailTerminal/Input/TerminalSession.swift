@@ -8,29 +8,29 @@ import Darwin
 /// by one, unechoed, Ctrl-C as a byte), the alternate screen, a hidden cursor.
 /// ``restore()`` puts everything back; it is idempotent, so every exit path
 /// (quit, Ctrl-C, SIGTERM, an error) can call it.
-@MainActor public final class TerminalSession {
+@MainActor package final class TerminalSession {
     private let input: Int32
     private let output: Int32
     private var original: termios?
 
     /// Why there is no terminal to take over.
-    public enum Problem: Error, CustomStringConvertible {
+    package enum Problem: Error, CustomStringConvertible {
         case notATerminal
 
-        public var description: String {
+        package var description: String {
             "browse needs a terminal: stdin and stdout must be a terminal, not a pipe or a file"
         }
     }
 
     /// - Throws: ``Problem/notATerminal`` when stdin or stdout is not a terminal.
-    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws {
+    package init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws {
         guard isatty(input) == 1, isatty(output) == 1 else { throw Problem.notATerminal }
         self.input = input
         self.output = output
     }
 
     /// Raw mode, the alternate screen, no cursor.
-    public func enter() {
+    package func enter() {
         var settings = termios()
         guard tcgetattr(input, &settings) == 0 else { return }
         original = settings
@@ -46,7 +46,7 @@ import Darwin
 
     /// The cursor, the main screen and the original settings back; and, should a frame have been
     /// cut short, the whole screen as the scrolling region and no synchronized update left open.
-    public func restore() {
+    package func restore() {
         guard var settings = original else { return }
         write("\u{1B}[?2026l\u{1B}[r\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(input, TCSAFLUSH, &settings)
@@ -54,14 +54,14 @@ import Darwin
     }
 
     /// Columns and rows now (80 × 24 if the terminal does not say).
-    public var size: (columns: Int, rows: Int) {
+    package var size: (columns: Int, rows: Int) {
         var window = winsize()
         guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else { return (80, 24) }
         return (Int(window.ws_col), Int(window.ws_row))
     }
 
     /// One cell's size in pixels from the window size (`TIOCGWINSZ`'s pixel fields), when the terminal fills them in.
-    public var cellPixelSize: CellPixelSize? {
+    package var cellPixelSize: CellPixelSize? {
         var window = winsize()
         guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0,
               window.ws_xpixel > 0, window.ws_ypixel > 0 else { return nil }
@@ -76,7 +76,7 @@ import Darwin
     /// - Parameter route: how the queries reach the terminal: through tmux's passthrough, its
     ///   answers are the outer terminal's, not tmux's own.
     /// - Returns: what it said, and the bytes that were keys typed meanwhile.
-    public func detectGraphics(timeout: Duration, route: GraphicsRoute = .direct)
+    package func detectGraphics(timeout: Duration, route: GraphicsRoute = .direct)
         -> (capabilities: TerminalCapabilities, keys: [UInt8]) {
         write(bytes: route.unplaced(GraphicsDetection.queries))
         var (capabilities, keys) = GraphicsDetection.detect(timeout: timeout) { [input] remaining in
@@ -95,7 +95,7 @@ import Darwin
     /// synchronized output (`CSI ? 2026 h` … `CSI ? 2026 l`): a terminal that knows them
     /// shows the frame whole, never half drawn; others ignore them (xterm, tested). A frame
     /// that changes nothing writes nothing.
-    public func writeFrame(_ bytes: [UInt8]) {
+    package func writeFrame(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         write(bytes: Self.beginFrame + bytes + Self.endFrame)
     }
@@ -104,12 +104,12 @@ import Darwin
     static let endFrame = Array("\u{1B}[?2026l".utf8)
 
     /// Writes `text` whole.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         write(bytes: Array(text.utf8))
     }
 
     /// Writes `bytes` whole.
-    public func write(bytes: [UInt8]) {
+    package func write(bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { systemWrite(output, $0.baseAddress, $0.count) }

@@ -9,15 +9,15 @@
 /// East Asian Width property, so the Wide and Fullwidth blocks are a sorted
 /// range table here; characters of ambiguous width count as one, as a
 /// terminal outside a CJK locale draws them.
-public enum CellWidth {
+package enum CellWidth {
     /// Cells `text` takes, character by character. Control characters take
     /// none: ``TerminalText`` escapes them before anything is measured.
-    public static func of(_ text: some StringProtocol) -> Int {
+    package static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }
     }
 
     /// Cells `character` takes: 0, 1 or 2.
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         var widest = 0
         for scalar in character.unicodeScalars {
             if scalar == "\u{FE0F}", character.unicodeScalars.first?.properties.isEmoji == true { return 2 }
@@ -30,7 +30,7 @@ public enum CellWidth {
     /// format characters (zero-width spaces and joiners, bidi controls) and
     /// variation selectors; 2 for East Asian Wide and Fullwidth code points
     /// and emoji shown as emoji; 1 otherwise.
-    public static func of(_ scalar: Unicode.Scalar) -> Int {
+    package static func of(_ scalar: Unicode.Scalar) -> Int {
         let properties = scalar.properties
         switch properties.generalCategory {
         case .control, .nonspacingMark, .enclosingMark, .format: return 0
@@ -44,7 +44,7 @@ public enum CellWidth {
     /// when the next character is wide and one cell is left, a space fills
     /// it, so the result takes exactly `min(cells, of(text))` cells and a
     /// wide character is never cut in half.
-    public static func truncated(_ text: some StringProtocol, to cells: Int) -> String {
+    package static func truncated(_ text: some StringProtocol, to cells: Int) -> String {
         var result = ""
         var used = 0
         for character in text {

@@ -2,9 +2,9 @@
 /// for sooner is drawn when the interval is up, once however many requests
 /// came in between, so the last change is always drawn and a burst of them
 /// (a held key, a row's progress) costs one frame.
-public struct FrameCap: Sendable {
+package struct FrameCap: Sendable {
     /// What to do about a request for a frame.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Draw now: the last frame is old enough.
         case drawNow
         /// Draw at this instant; nothing is scheduled yet.
@@ -14,16 +14,16 @@ public struct FrameCap: Sendable {
     }
 
     /// The shortest time between two frames. Default: 30 ms.
-    public let interval: Duration
+    package let interval: Duration
     private var lastDrawn: ContinuousClock.Instant?
     private var scheduled: ContinuousClock.Instant?
 
-    public init(interval: Duration = .milliseconds(30)) {
+    package init(interval: Duration = .milliseconds(30)) {
         self.interval = interval
     }
 
     /// A frame is wanted at `now`.
-    public mutating func request(at now: ContinuousClock.Instant) -> Decision {
+    package mutating func request(at now: ContinuousClock.Instant) -> Decision {
         if scheduled != nil { return .alreadyScheduled }
         guard let lastDrawn, now - lastDrawn < interval else { return .drawNow }
         let due = lastDrawn + interval
@@ -32,7 +32,7 @@ public struct FrameCap: Sendable {
     }
 
     /// A frame was drawn at `now` (scheduled or not): it shows every change so far.
-    public mutating func drawn(at now: ContinuousClock.Instant) {
+    package mutating func drawn(at now: ContinuousClock.Instant) {
         lastDrawn = now
         scheduled = nil
     }

@@ -4,22 +4,22 @@ import ThumbnailKit
 /// graphics protocol draws over blank cells. Rendering one buffer against the
 /// last one drawn writes only the cells that changed; an ``ImageRenderer``
 /// does the same for the images.
-public struct ScreenBuffer: Sendable, Hashable {
-    public let columns: Int
-    public let rows: Int
+package struct ScreenBuffer: Sendable, Hashable {
+    package let columns: Int
+    package let rows: Int
     private var cells: [StyledCell]
     /// The images over the cells, in the order placed.
-    public private(set) var images: [ImagePlacement] = []
+    package private(set) var images: [ImagePlacement] = []
     /// The lines that scroll as one (a list's rows), if any.
-    public var scrollingLines: ScrollingLines?
+    package var scrollingLines: ScrollingLines?
 
-    public init(columns: Int, rows: Int) {
+    package init(columns: Int, rows: Int) {
         self.columns = max(0, columns)
         self.rows = max(0, rows)
         cells = Array(repeating: StyledCell(), count: self.columns * self.rows)
     }
 
-    public func cell(column: Int, row: Int) -> StyledCell {
+    package func cell(column: Int, row: Int) -> StyledCell {
         cells[row * columns + column]
     }
 
@@ -30,7 +30,7 @@ public struct ScreenBuffer: Sendable, Hashable {
     /// wide one two, a zero-width one none (it is left out, as it would show
     /// nothing); a wide one that does not fit whole at an edge leaves a blank.
     /// At most `width` cells are written (the rest of the line by default).
-    public mutating func put(_ text: String, column: Int, row: Int, foreground: TerminalColor?,
+    package mutating func put(_ text: String, column: Int, row: Int, foreground: TerminalColor?,
                              background: TerminalColor?, bold: Bool, width: Int = .max) {
         guard row >= 0, row < rows else { return }
         let style = StyledCell(foreground: foreground, background: background, bold: bold)
@@ -47,7 +47,7 @@ public struct ScreenBuffer: Sendable, Hashable {
     }
 
     /// Draws `image` with its top left cell at `column`, `row`, clipped at the edges.
-    public mutating func put(_ image: HalfBlockImage, column: Int, row: Int) {
+    package mutating func put(_ image: HalfBlockImage, column: Int, row: Int) {
         for y in 0..<image.height where row + y >= 0 && row + y < rows {
             for x in 0..<image.width where column + x >= 0 && column + x < columns {
                 let cell = image.cell(column: x, row: y)
@@ -59,7 +59,7 @@ public struct ScreenBuffer: Sendable, Hashable {
 
     /// Shows `thumbnail` over `columns` × `rows` cells from `column`, `row`, through the
     /// graphics protocol; the cells under it are left blank for it.
-    public mutating func place(_ thumbnail: Thumbnail, column: Int, row: Int, columns: Int, rows: Int) {
+    package mutating func place(_ thumbnail: Thumbnail, column: Int, row: Int, columns: Int, rows: Int) {
         guard row >= 0, column >= 0, row + rows <= self.rows, column + columns <= self.columns else { return }
         images.append(ImagePlacement(thumbnail: thumbnail, column: column, row: row, columns: columns, rows: rows))
     }
@@ -97,7 +97,7 @@ public struct ScreenBuffer: Sendable, Hashable {
     /// This buffer as a terminal shows it after moving its ``scrollingLines`` up by `distance`
     /// (down when negative): their cells move, the lines scrolled in are blank, the images move
     /// with them (those the move cut are left out: the terminal keeps only part of them).
-    public func scrolled(by distance: Int) -> ScreenBuffer {
+    package func scrolled(by distance: Int) -> ScreenBuffer {
         guard let region = scrollingLines?.lines else { return self }
         var moved = self
         for row in region {
@@ -121,7 +121,7 @@ public struct ScreenBuffer: Sendable, Hashable {
     /// showing this buffer: only changed cells, one cursor move per run of
     /// them on a line, colours only when they change. Everything is written
     /// when there is no `previous` or its size differs.
-    public func render(changesFrom previous: ScreenBuffer?, mode: ColorMode) -> String {
+    package func render(changesFrom previous: ScreenBuffer?, mode: ColorMode) -> String {
         let everything = previous == nil || previous?.columns != columns || previous?.rows != rows
         var output = everything ? "\u{1B}[0m\u{1B}[2J" : ""
         var style: StyledCell?  // the style last emitted (character ignored)
@@ -149,19 +149,19 @@ public struct ScreenBuffer: Sendable, Hashable {
 }
 
 /// One character cell: what it shows and in which colours.
-public struct StyledCell: Sendable, Hashable {
+package struct StyledCell: Sendable, Hashable {
     /// One or two columns wide (``CellWidth``); a space in a trailing half.
-    public var character: Character = " "
+    package var character: Character = " "
     /// The text colour; `nil` for the terminal's own.
-    public var foreground: TerminalColor?
+    package var foreground: TerminalColor?
     /// The cell's background; `nil` for the terminal's own.
-    public var background: TerminalColor?
-    public var bold = false
+    package var background: TerminalColor?
+    package var bold = false
     /// Whether this cell is the right half of the wide character in the cell
     /// before it, which the terminal draws across both.
-    public internal(set) var isTrailingHalf = false
+    package internal(set) var isTrailingHalf = false
 
-    public init(character: Character = " ", foreground: TerminalColor? = nil, background: TerminalColor? = nil,
+    package init(character: Character = " ", foreground: TerminalColor? = nil, background: TerminalColor? = nil,
                 bold: Bool = false) {
         self.character = character
         self.foreground = foreground

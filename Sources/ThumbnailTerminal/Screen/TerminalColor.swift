@@ -1,11 +1,11 @@
 /// A colour as a terminal draws it: 24-bit where the terminal supports it,
 /// else the nearest of the 256-colour palette.
-public struct TerminalColor: Sendable, Hashable {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
+package struct TerminalColor: Sendable, Hashable {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
@@ -16,7 +16,7 @@ public struct TerminalColor: Sendable, Hashable {
 
     /// The nearest colour of the xterm 256-colour palette (squared RGB
     /// distance): from the colour cube or the 24-step grey ramp (232…255).
-    public func paletteIndex() -> UInt8 {
+    package func paletteIndex() -> UInt8 {
         func nearestLevel(_ value: UInt8) -> Int {
             Self.cubeLevels.indices.min { abs(Self.cubeLevels[$0] - Int(value)) < abs(Self.cubeLevels[$1] - Int(value)) }!
         }
@@ -36,10 +36,10 @@ public struct TerminalColor: Sendable, Hashable {
     }
 
     /// The SGR sequence that makes this the text colour.
-    public func foregroundSequence(_ mode: ColorMode) -> String { sequence(mode, layer: 38) }
+    package func foregroundSequence(_ mode: ColorMode) -> String { sequence(mode, layer: 38) }
 
     /// The SGR sequence that makes this the cell's background.
-    public func backgroundSequence(_ mode: ColorMode) -> String { sequence(mode, layer: 48) }
+    package func backgroundSequence(_ mode: ColorMode) -> String { sequence(mode, layer: 48) }
 
     private func sequence(_ mode: ColorMode, layer: Int) -> String {
         switch mode {

@@ -20,9 +20,9 @@
 /// - `\\`: a backslash, so that no text can pass for an escape.
 ///
 /// Everything else, wide and combining characters included, is kept as it is.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with every control character, bidi control and backslash escaped.
-    public static func escaped(_ text: some StringProtocol) -> String {
+    package static func escaped(_ text: some StringProtocol) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars { append(scalar, to: &result) }
@@ -33,7 +33,7 @@ public enum TerminalText {
     /// rest as ``escaped(_:)`` does. For bytes from C or the file system,
     /// which need not be UTF-8; decoding them with replacement first would
     /// lose which bytes they were.
-    public static func escaped<Bytes: Collection<UInt8>>(utf8 bytes: Bytes) -> String {
+    package static func escaped<Bytes: Collection<UInt8>>(utf8 bytes: Bytes) -> String {
         var result = ""
         result.reserveCapacity(bytes.count)
         var start = bytes.startIndex
@@ -56,7 +56,7 @@ public enum TerminalText {
 
     /// Whether a terminal acts on `scalar` rather than showing it: C0 and C1
     /// controls, DEL, the line and paragraph separators and the bidi controls.
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x2028, 0x2029: true
