@@ -38,6 +38,12 @@ if ! (for tool in $graphics_tools; do command -v "$tool" >/dev/null 2>&1 || exit
         $packages >/dev/null; } \
         || echo "test: the graphics tools could not be installed; the sixel, xterm and kitty tests will skip" >&2
 fi
+# The file-access test counts the system calls a second warm makes with strace; it skips without it.
+if ! command -v strace >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq strace >/dev/null; } \
+        || echo "test: strace could not be installed; the warm file-access test will skip" >&2
+fi
 swift build --build-tests
 # The adopter fixture, an app's package that uses the library by path. Built here, before the
 # tests, so that AdopterPackageTests, which builds it again, finds it current instead of compiling

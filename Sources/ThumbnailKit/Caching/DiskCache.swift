@@ -112,7 +112,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Images this process stored or found (an entry written with a URL in its
-    /// metadata, or one ``containsEntry(forKey:in:ofImage:)`` found) of which
+    /// metadata, or one ``indexHoldsEntry(forKey:in:ofImage:)`` found) of which
     /// it then evicted the original or a thumbnail to make room: they are no
     /// longer cached, though this process cached them.
     public struct ImageEvictions: Sendable, Hashable {
@@ -183,24 +183,26 @@ public final class DiskCache: Sendable {
     }
 
     /// Whether an entry for `key` is on disk, without reading it (reading
-    /// verifies it; an entry found damaged then is removed and reported as a miss).
-    /// - Parameter url: the image the entry belongs to (its original's key): an
-    ///   entry found is then followed in ``imageEvictions``.
-    public func containsEntry(forKey key: String, in namespace: Namespace, ofImage url: String? = nil) -> Bool {
+    /// verifies it; an entry found damaged then is removed and reported as a
+    /// miss). One `lstat` in its shard folder, which is opened without
+    /// following a symbolic link.
+    public func containsEntry(forKey key: String, in namespace: Namespace) -> Bool {
+        fileStatus(of: location(of: key, in: namespace).id) != nil
+    }
+
+    /// Whether this process's index of the cache holds an entry for `key`:
+    /// the entries the scan at opening found (one `lstat` each), with every
+    /// change made through this process since, and other processes' changes
+    /// as their journal said at this process's last change. No file is
+    /// looked at: what a warm-up asks of every key of a feed. An entry found
+    /// is followed in ``imageEvictions`` as one of the image whose original's key is `originalKey`.
+    func indexHoldsEntry(forKey key: String, in namespace: Namespace, ofImage originalKey: String) -> Bool {
         let id = location(of: key, in: namespace).id
-        guard let url else { return fileStatus(of: id) != nil }
-        let originalID = location(of: url, in: .originals).id
-        let departures = imageTracker.departures
-        guard let status = fileStatus(of: id) else { return false }
-        if imageTracker.follow(id, ofOriginal: originalID, bytes: FileSystem.onDiskSize(status), unlessAnyLeftSince: departures) {
-            return true
-        }
-        // Something was evicted or removed between the look and the following, perhaps this
-        // entry: look again under the index's lock, which eviction holds, so that no entry is
-        // followed though gone (its eviction would never be counted).
-        return index.withLock { _ in
-            guard let status = fileStatus(of: id) else { return false }
-            imageTracker.follow(id, ofOriginal: originalID, bytes: FileSystem.onDiskSize(status))
+        let originalID = location(of: originalKey, in: .originals).id
+        // Under the index's lock, which eviction holds: an entry is never followed once gone.
+        return index.withLock { index in
+            guard let record = index.records[id] else { return false }
+            imageTracker.follow(id, ofOriginal: originalID, bytes: record.bytes)
             return true
         }
     }

@@ -31,8 +31,6 @@ final class ImageEvictionTracker: Sendable {
     private struct State {
         var followed: [String: Followed] = [:]
         var evictions = DiskCache.ImageEvictions()
-        /// Evictions and removals so far, followed or not.
-        var departures = 0
     }
 
     private let state = Mutex(State())
@@ -41,23 +39,6 @@ final class ImageEvictionTracker: Sendable {
     /// `originalID`, occupying `bytes` on disk.
     func follow(_ id: String, ofOriginal originalID: String, bytes: Int) {
         state.withLock { Self.follow(id, ofOriginal: originalID, bytes: bytes, in: &$0) }
-    }
-
-    /// Evictions and removals this process has made so far: read before looking
-    /// at an entry, for ``follow(_:ofOriginal:bytes:unlessAnyLeftSince:)``.
-    var departures: Int { state.withLock { $0.departures } }
-
-    /// Follows the entry `id` as ``follow(_:ofOriginal:bytes:)`` does, unless
-    /// an entry (perhaps this one) was evicted or removed since `departures`
-    /// were counted; returns whether it followed. So a look at the disk needs
-    /// no lock that eviction holds: only when something left meanwhile must it
-    /// look again under that lock.
-    func follow(_ id: String, ofOriginal originalID: String, bytes: Int, unlessAnyLeftSince departures: Int) -> Bool {
-        state.withLock { state in
-            guard state.departures == departures else { return false }
-            Self.follow(id, ofOriginal: originalID, bytes: bytes, in: &state)
-            return true
-        }
     }
 
     private static func follow(_ id: String, ofOriginal originalID: String, bytes: Int, in state: inout State) {
@@ -70,7 +51,6 @@ final class ImageEvictionTracker: Sendable {
     /// The entry `id` was evicted by this process to make room.
     func evicted(_ id: String) {
         state.withLock { state in
-            state.departures += 1
             guard let entry = state.followed.removeValue(forKey: id) else { return }
             switch entry.role {
             case .original(counted: false):
@@ -89,7 +69,6 @@ final class ImageEvictionTracker: Sendable {
     /// request): it no longer counts towards the bytes needed.
     func removed(_ id: String) {
         state.withLock { state in
-            state.departures += 1
             guard let entry = state.followed.removeValue(forKey: id) else { return }
             state.evictions.bytesNeeded -= entry.bytes
         }

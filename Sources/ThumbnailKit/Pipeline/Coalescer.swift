@@ -6,39 +6,14 @@ import Synchronization
 ///
 /// A caller whose task is cancelled leaves at once with `CancellationError`;
 /// the work goes on for the others and is cancelled only when the last caller
-/// has left (``waitForAbandonedWork()`` waits for it to end). The work runs at
-/// the highest priority among its callers and is told when that rises
-/// (``Work/onPriorityRaised(_:)``), so it can move up in a ``PriorityLimiter`` queue.
+/// has left (``waitForAbandonedWork()`` waits for it to end). What the callers
+/// want travels with the work (``SharedWork``): the sizes, their progress
+/// listeners, and the highest priority among them, which the work is told of
+/// as it rises so it can move up in a ``PriorityLimiter`` queue.
 final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// What the shared work knows about the callers waiting for it.
-    final class Work: Sendable {
-        private let state: Mutex<(priority: RequestPriority, observers: [@Sendable (RequestPriority) -> Void])>
-
-        fileprivate init(priority: RequestPriority) {
-            state = Mutex((priority, []))
-        }
-
-        /// The highest priority among the callers so far.
-        var priority: RequestPriority { state.withLock { $0.priority } }
-
-        /// Calls `observer` with each new, higher priority.
-        func onPriorityRaised(_ observer: @escaping @Sendable (RequestPriority) -> Void) {
-            state.withLock { $0.observers.append(observer) }
-        }
-
-        fileprivate func raise(to priority: RequestPriority) {
-            let observers = state.withLock { state -> [@Sendable (RequestPriority) -> Void] in
-                guard priority > state.priority else { return [] }
-                state.priority = priority
-                return state.observers
-            }
-            for observer in observers { observer(priority) }
-        }
-    }
-
     private struct Entry {
         let generation: UInt64
-        let work: Work
+        let work: SharedWork
         var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
     }
 
@@ -67,21 +42,16 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         state.withLock { $0.entries[key]?.waiters.count ?? 0 }
     }
 
-    /// Raises the priority of the work running for `key`, if any, as a new
-    /// caller at `priority` would (for work that waits on this work).
-    func raisePriority(for key: Key, to priority: RequestPriority) {
-        state.withLock { $0.entries[key]?.work }?.raise(to: priority)
-    }
-
     /// The value for `key`: from the work already running for it, or from
-    /// `work`, started now in its own task.
+    /// `work`, started now in its own task. `caller` joins the work's
+    /// ``SharedWork`` until the value arrives or this caller leaves.
     /// - Throws: what the work throws, or `CancellationError` if this caller's task is cancelled.
-    func value(for key: Key, priority: RequestPriority,
-               work: @escaping @Sendable (Work) async throws -> Value) async throws -> Value {
+    func value(for key: Key, priority: RequestPriority, as caller: SharedWork.Caller = SharedWork.Caller(),
+               work: @escaping @Sendable (SharedWork) async throws -> Value) async throws -> Value {
         let waiterID = state.withLock { $0.makeID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                join(key: key, waiter: waiterID, priority: priority, continuation: continuation, work: work)
+                join(key: key, waiter: waiterID, caller: caller, priority: priority, continuation: continuation, work: work)
                 if Task.isCancelled { leave(key: key, waiter: waiterID) }
             }
         } onCancel: {
@@ -101,19 +71,23 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    private func join(key: Key, waiter: UInt64, priority: RequestPriority,
+    private func join(key: Key, waiter: UInt64, caller: SharedWork.Caller, priority: RequestPriority,
                       continuation: CheckedContinuation<Value, any Error>,
-               work: @escaping @Sendable (Work) async throws -> Value) {
-        let shared = state.withLock { state -> Work in
+                      work: @escaping @Sendable (SharedWork) async throws -> Value) {
+        let shared = state.withLock { state -> SharedWork in
             if var entry = state.entries[key] {
                 entry.waiters[waiter] = continuation
                 state.entries[key] = entry
+                // Under the lock: the work cannot finish between joining the entry and its callers.
+                entry.work.join(waiter, caller)
                 return entry.work
             }
             let generation = state.makeID()
-            var entry = Entry(generation: generation, work: Work(priority: priority))
+            var entry = Entry(generation: generation, work: SharedWork(priority: priority))
             entry.waiters[waiter] = continuation
             state.entries[key] = entry
+            // Before the work starts, so its first look finds this caller's sizes.
+            entry.work.join(waiter, caller)
             // Started under the lock, so it is in `running` before it can finish and leave it.
             state.running[generation] = Task { [shared = entry.work] in
                 let result: Result<Value, any Error>
@@ -126,6 +100,7 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             }
             return entry.work
         }
+        // Outside the lock: the observers move tickets in a limiter's queue.
         shared.raise(to: priority)
     }
 
@@ -135,6 +110,7 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             guard var entry = state.entries[key], let continuation = entry.waiters.removeValue(forKey: waiter) else {
                 return (nil, nil)
             }
+            entry.work.leave(waiter)
             if entry.waiters.isEmpty {
                 state.entries[key] = nil
                 return (continuation, state.running[entry.generation])

@@ -4,16 +4,23 @@ public struct ThumbnailSet: Sendable {
     /// A thumbnail for each size asked for.
     public var thumbnails: [ThumbnailSize: Thumbnail]
     /// Why a copy made for these thumbnails (the original, or an encoded
-    /// thumbnail) is not on disk: a ``DiskCacheError``
+    /// thumbnail) is not stored: a ``DiskCacheError``
     /// (``DiskCacheError/storageFull(_:_:)`` on a full disk) or a
     /// ``ThumbnailEncodingError``; `nil` when everything made was stored.
     ///
     /// The thumbnails are good either way, and in the memory cache: a list
     /// shows them; a warm-up, whose job is the disk, counts the image as failed.
     public var storageFailure: (any Error)?
+    /// The sizes whose encoded thumbnail was written (on disk, in the object store) for this call.
+    var written: Set<ThumbnailSize> = []
 
     public init(thumbnails: [ThumbnailSize: Thumbnail], storageFailure: (any Error)? = nil) {
         self.thumbnails = thumbnails
         self.storageFailure = storageFailure
+    }
+
+    init(thumbnails: [ThumbnailSize: Thumbnail], kept: KeptCopies) {
+        self.init(thumbnails: thumbnails, storageFailure: kept.failure)
+        written = kept.thumbnailsOnDisk.union(kept.thumbnailsInStore)
     }
 }

@@ -76,71 +76,108 @@ public struct CacheWarmer: Sendable {
         return tally.report(images: count)
     }
 
+    /// Warms one image: asks the target store once per key what it holds,
+    /// copies from the disk tier what only the disk tier has (when the target
+    /// is the object store), and makes the rest from one decode.
     private func warmOne(_ url: String, revalidate: Bool, tally: Tally) async -> WarmOutcome {
-        if pipeline.configuration.objectStore != nil { return await warmIntoObjectStore(url, tally: tally) }
-        let before = await storedCopies(of: url)
-        if !revalidate, isComplete(before) { return .alreadyCached }
-        let made: Made
-        // Thumbnails without their original (evicted): the thumbnail tier would answer and the
-        // original stay missing, so the image is fetched and made again.
-        let policy: CachePolicy = revalidate ? .revalidate : before.hasOriginal ? .useCache : .reload
-        switch await make(url, sizes: sizes, policy: policy, tally: tally) {
-        case let .made(result):
-            made = result
-        case let .cancelled(bytes):
-            // If the work it left had stored every copy by the time it wound down, the image is
-            // done, not left for the next run.
-            guard !revalidate, isComplete(await storedCopies(of: url)) else { return .cancelled }
-            made = Made(bytes: bytes, storageFailure: nil)
-        case let .failed(reason):
-            return .failed(reason: reason)
-        }
-        let after = await storedCopies(of: url)
-        tally.wrote(made.bytes > 0 ? after.thumbnailSizes.count : after.thumbnailSizes.subtracting(before.thumbnailSizes).count)
-        // Made but not on disk: the next run would have to make it again.
-        if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
-        if made.bytes > 0 { return .fetched(bytes: made.bytes) }
-        return revalidate && before.hasOriginal ? .notModified : .madeFromStoredOriginal
-    }
-
-    /// Warms `url` into the pipeline's object store: the sizes the store lacks
-    /// (a HEAD each) are copied from the disk tier when it has them, and made
-    /// otherwise; so is the original when the store keeps originals. An image
-    /// the store has whole costs no download and no write.
-    private func warmIntoObjectStore(_ url: String, tally: Tally) async -> WarmOutcome {
-        let missing: Set<ThumbnailSize>
-        let copied: Set<ThumbnailSize>
+        let held: StoredCopies
         do {
-            missing = try await pipeline.sizesMissingFromObjectStore(of: url, among: sizes)
-            let originalMissing = try await pipeline.originalMissingFromObjectStore(of: url)
-            if missing.isEmpty, !originalMissing { return .alreadyCached }
-            copied = try await pipeline.copyStoredThumbnailsToObjectStore(of: url, sizes: missing)
-            tally.wrote(copied.count)
-            // Making thumbnails puts their original in too; with none to make, it goes in alone.
-            if missing == copied, originalMissing { try await pipeline.putOriginalInObjectStore(of: url) }
+            held = try await heldByTarget(url)
         } catch is CancellationError {
             return .cancelled
         } catch {
             return .failed(reason: "object store: \(error)")
         }
-        let remaining = missing.subtracting(copied)
-        if remaining.isEmpty { return .copiedToObjectStore }
-        switch await make(url, sizes: remaining, policy: .useCache, tally: tally) {
+        if !revalidate, isComplete(held) { return .alreadyCached }
+        let (policy, wanted): (CachePolicy, Set<ThumbnailSize>)
+        if revalidate {
+            (policy, wanted) = (.revalidate, sizes)
+        } else if !held.hasOriginal, pipeline.stores.thumbnailsInStore == nil {
+            // The disk tier keeps an original only once it decoded: one missing there is fetched
+            // and every thumbnail made again of it (the thumbnail tier would answer otherwise).
+            (policy, wanted) = (.reload, sizes)
+        } else {
+            var missing = sizes.subtracting(held.thumbnailSizes)
+            do {
+                let copied = try await copyFromDiskToStore(url, sizes: missing)
+                tally.wrote(copied.count)
+                missing.subtract(copied)
+                if missing.isEmpty {
+                    // Making thumbnails puts their original in too; with none to make, it goes in alone.
+                    if !held.hasOriginal { try await putOriginalInStore(url) }
+                    return .copiedToObjectStore
+                }
+            } catch is CancellationError {
+                return .cancelled
+            } catch {
+                return .failed(reason: "object store: \(error)")
+            }
+            (policy, wanted) = (.useCache, missing)
+        }
+        switch await make(url, sizes: wanted, policy: policy, tally: tally) {
         case let .made(made):
+            tally.wrote(made.written)
+            // Made but not stored: the next run would have to make it again.
             if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
-            tally.wrote(remaining.count)
-            return made.bytes > 0 ? .fetched(bytes: made.bytes) : .madeFromStoredOriginal
-        case .cancelled:
-            return .cancelled
+            if made.bytes > 0 { return .fetched(bytes: made.bytes) }
+            return revalidate && held.hasOriginal ? .notModified : .madeFromStoredOriginal
+        case let .cancelled(bytes):
+            // If the work it left had stored every copy by the time it wound down, the image is
+            // done, not left for the next run.
+            guard !revalidate, let now = try? await heldByTarget(url), isComplete(now) else { return .cancelled }
+            return bytes > 0 ? .fetched(bytes: bytes) : .madeFromStoredOriginal
         case let .failed(reason):
             return .failed(reason: reason)
         }
+    }
+
+    /// What the store the warm-up fills holds of `url`: the object store when
+    /// the pipeline has one (the disk tier is then this machine's working
+    /// copy), else the disk tier. One look per key: a HEAD for the object
+    /// store, the index (built by one `lstat` per entry at opening) for the disk tier.
+    private func heldByTarget(_ url: String) async throws -> StoredCopies {
+        let stores = pipeline.stores
+        if stores.thumbnailsInStore != nil { return try await stores.copiesInStore(of: url, sizes: sizes) }
+        // Off the cooperative pool: the index's lock is held by a change waiting for the cache's
+        // file lock, which another process may hold for as long as its write takes.
+        return await BlockingWork.run { [sizes] in stores.copiesOnDisk(of: url, sizes: sizes) }
+    }
+
+    /// Copies the thumbnails of `url` the disk tier holds, for `sizes`, to the
+    /// object store as they are (the same bytes a rendering would store: the
+    /// encoding is deterministic). Returns the sizes copied; none without an object store.
+    /// - Throws: the store's error.
+    private func copyFromDiskToStore(_ url: String, sizes: Set<ThumbnailSize>) async throws -> Set<ThumbnailSize> {
+        guard let inStore = pipeline.stores.thumbnailsInStore, let onDisk = pipeline.stores.thumbnailsOnDisk else { return [] }
+        var copied = Set<ThumbnailSize>()
+        for size in sizes {
+            let key = ThumbnailKey(url: url, size: size)
+            // One that cannot be read is made again instead.
+            guard let encoded = try? await BlockingWork.run({ try onDisk.encoded(key) }) else { continue }
+            try await inStore.write(encoded.bytes, source: encoded.source, origin: DiskCacheMetadata(url: url), for: key)
+            copied.insert(size)
+        }
+        return copied
+    }
+
+    /// Puts the original of `url` into the object store, for an image whose
+    /// thumbnails it has already: from the disk tier when it has it
+    /// (streamed), else fetched (and not kept on disk: nothing decoded it).
+    /// - Throws: the store's error, or the fetch's.
+    private func putOriginalInStore(_ url: String) async throws {
+        guard let inStore = pipeline.stores.originalsInStore else { return }
+        let original = try await pipeline.originals.original(for: OriginalRequest(
+            url: url, cachePolicy: .useCache, maximumBytes: pipeline.configuration.maximumDownloadBytes,
+            priority: PriorityFollower(.normal), report: { _ in }))
+        try await inStore.write(original.body, metadata: original.metadata, of: url)
     }
 
     /// What making an image's thumbnails did.
     private struct Made {
         /// Body bytes downloaded (0 when the original was on disk).
         let bytes: Int
+        /// How many encoded thumbnails were written.
+        let written: Int
         /// Why a copy made is not stored.
         let storageFailure: (any Error)?
     }
@@ -156,15 +193,15 @@ public struct CacheWarmer: Sendable {
     private func make(_ url: String, sizes: Set<ThumbnailSize>, policy: CachePolicy, tally: Tally) async -> Making {
         let received = Mutex(0)
         do {
-            let storageFailure = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: policy) { event in
+            let set = try await pipeline.thumbnails(of: url, sizes: sizes, cachePolicy: policy) { event in
                 guard case let .fetching(transfer) = event else { return }
                 let added = received.withLock { previous in
                     defer { previous = transfer.receivedBytes }
                     return max(0, transfer.receivedBytes - previous)
                 }
                 tally.received(added)
-            }.storageFailure
-            return .made(Made(bytes: received.withLock { $0 }, storageFailure: storageFailure))
+            }
+            return .made(Made(bytes: received.withLock { $0 }, written: set.written.count, storageFailure: set.storageFailure))
         } catch is CancellationError {
             // The work this leaves winds down first, so nothing of it is half done when the run returns.
             await pipeline.waitForAbandonedWork()
@@ -172,11 +209,6 @@ public struct CacheWarmer: Sendable {
         } catch {
             return .failed("\(error)")
         }
-    }
-
-    /// What the disk tiers hold of `url`, looked up on a Dispatch thread (it stats files).
-    private func storedCopies(of url: String) async -> StoredCopies {
-        await BlockingWork.run { [pipeline, sizes] in pipeline.storedCopies(of: url, sizes: sizes) }
     }
 
     /// Whether the original and every wanted thumbnail are stored.

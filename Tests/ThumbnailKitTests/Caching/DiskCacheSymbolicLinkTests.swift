@@ -140,7 +140,6 @@ import ThumbnailKit
         #expect(try cache.entry(forKey: "k", in: .originals) == nil)
         #expect(try cache.openEntry(forKey: "k", in: .originals) == nil)
         #expect(!cache.containsEntry(forKey: "k", in: .originals))
-        #expect(!cache.containsEntry(forKey: "k", in: .originals, ofImage: "k"))
 
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect(attributes[.modificationDate] as? Date == longAgo, "the file outside is not touched")

@@ -15,7 +15,7 @@ import TestSupport
         func open() { state.withLock { $0.open = true } }
 
         /// The work: waits until opened (or cancelled), then returns `value`.
-        func work(_ value: Int) -> @Sendable (Coalescer<String, Int>.Work) async throws -> Int {
+        func work(_ value: Int) -> @Sendable (SharedWork) async throws -> Int {
             { work in
                 work.onPriorityRaised { priority in self.state.withLock { $0.raisedTo.append(priority) } }
                 self.state.withLock { $0.started += 1 }

@@ -66,7 +66,7 @@ import ThumbnailHTTP
         let pipeline = try makePipeline()
         _ = try await pipeline.thumbnails(of: server.url("/a.jpg"), sizes: [.fit(64)])
         let disk = try #require(pipeline.configuration.diskCache)
-        let key = StoredThumbnails.diskKey(request("/a.jpg").key, appliesOrientation: true)
+        let key = CacheKeys(appliesOrientation: true).thumbnailOnDisk(request("/a.jpg").key)
         return (disk, key, try #require(try disk.entry(forKey: key, in: .thumbnails)))
     }
 
@@ -105,7 +105,7 @@ import ThumbnailHTTP
 
         let thumbnail = try await pipeline.thumbnail(for: request("/a.jpg"))
         #expect(thumbnail.width == 64)
-        #expect(pipeline.storedCopies(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: false, thumbnailSizes: []))
+        #expect(pipeline.stores.copiesOnDisk(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: false, thumbnailSizes: []))
 
         let warmReturned = Mutex(false)
         let warm = Task {
@@ -117,7 +117,7 @@ import ThumbnailHTTP
         open.finish()
         let made = try await warm.value
         #expect(made.storageFailure == nil)
-        #expect(pipeline.storedCopies(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: true, thumbnailSizes: [.fit(64)]))
+        #expect(pipeline.stores.copiesOnDisk(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: true, thumbnailSizes: [.fit(64)]))
     }
 }
 

@@ -37,9 +37,8 @@ final class ObjectStoreTierTests {
                                                objectStore: try store ?? makeStore(), keepsOriginalsInObjectStore: keepsOriginals))
     }
 
-    func objectKey(_ url: String, _ size: ThumbnailSize) throws -> String {
-        SharedThumbnails(store: try makeStore(), limits: DecodingLimits(), appliesOrientation: true,
-                         logger: .init(label: "test")).objectKey(for: ThumbnailKey(url: url, size: size))
+    func objectKey(_ url: String, _ size: ThumbnailSize) -> String {
+        CacheKeys(appliesOrientation: true).thumbnailInStore(ThumbnailKey(url: url, size: size))
     }
 
     @Test func whatOneMachineMadeAnotherReadsFromTheStoreWithoutFetchingAndKeepsOnItsDisk() async throws {
@@ -67,7 +66,7 @@ final class ObjectStoreTierTests {
         let url = server.url("/a.jpg")
         _ = try await makePipeline(disk: "one").thumbnails(of: url, sizes: [.fit(64)])
         let store = try makeStore()
-        let key = try objectKey(url, .fit(64))
+        let key = objectKey(url, .fit(64))
         let good = try #require(try await store.object(forKey: key))
         var damaged = good.bytes
         damaged[damaged.count / 2] ^= 0xFF
@@ -84,7 +83,7 @@ final class ObjectStoreTierTests {
         let otherLocation = "s3://\(try await S3TestStore.shared().makeBucket())/fleet"
         _ = try await makePipeline(disk: "one").thumbnails(of: url, sizes: [.fit(96)])
         _ = try await makePipeline(disk: "two", store: makeStore(location: otherLocation)).thumbnails(of: url, sizes: [.fit(96)])
-        let key = try objectKey(url, .fit(96))
+        let key = objectKey(url, .fit(96))
         let first = try #require(try await makeStore().object(forKey: key))
         let second = try #require(try await makeStore(location: otherLocation).object(forKey: key))
         #expect(first == second)
@@ -103,7 +102,7 @@ final class ObjectStoreTierTests {
     @Test func anOriginalKeptInTheStoreMakesANewSizeOnAnotherMachineWithoutTheOrigin() async throws {
         let url = server.url("/a.jpg")
         _ = try await makePipeline(disk: "one", keepsOriginals: true).thumbnails(of: url, sizes: [.fit(64)])
-        let key = SharedOriginals(store: try makeStore(), logger: .init(label: "test")).objectKey(for: url)
+        let key = CacheKeys(appliesOrientation: true).originalInStore(url)
         let stored = try #require(try await makeStore().object(forKey: key))
         #expect(stored.bytes == (try Fixtures.bytes(ofTestImage: Self.photoName)))
         #expect(stored.metadata["sha256"] == SHA256.hex(SHA256.digest(stored.bytes)))
@@ -124,7 +123,7 @@ final class ObjectStoreTierTests {
         let url = server.url("/a.jpg")
         _ = try await makePipeline(disk: "one", keepsOriginals: true).thumbnails(of: url, sizes: [.fit(64)])
         let store = try makeStore()
-        let key = SharedOriginals(store: store, logger: .init(label: "test")).objectKey(for: url)
+        let key = CacheKeys(appliesOrientation: true).originalInStore(url)
         let good = try #require(try await store.object(forKey: key))
         var damaged = good.bytes
         damaged[damaged.count - 100] ^= 0x01

@@ -2,7 +2,7 @@ import Synchronization
 import TestSupport
 import Testing
 import ThumbnailHTTP
-import ThumbnailKit
+@testable import ThumbnailKit
 
 /// Warming the disk tiers from a list of URLs: one GET and one decode per
 /// image for every size, nothing fetched or written the second time, and a
@@ -41,7 +41,7 @@ import ThumbnailKit
         let expectedBytes = try Self.names.map { try Fixtures.bytes(ofTestImage: $0).count }.reduce(0, +)
         #expect(report.bytesDownloaded == expectedBytes)
         for url in urls {
-            #expect(warmer.pipeline.storedCopies(of: url, sizes: Self.sizes) == StoredCopies(hasOriginal: true, thumbnailSizes: Self.sizes))
+            #expect(warmer.pipeline.stores.copiesOnDisk(of: url, sizes: Self.sizes) == StoredCopies(hasOriginal: true, thumbnailSizes: Self.sizes))
         }
     }
 
@@ -90,7 +90,7 @@ import ThumbnailKit
 
         let run = Task { await warmer.warm(urls) }
         let midway = try await eventually {
-            whole.allSatisfy { warmer.pipeline.storedCopies(of: self.server.url("/\($0)"), sizes: Self.sizes) == complete }
+            whole.allSatisfy { warmer.pipeline.stores.copiesOnDisk(of: self.server.url("/\($0)"), sizes: Self.sizes) == complete }
                 && self.server.heldResponses == halfSent.count
                 && CacheDirectory.temporaryFiles(in: cacheDirectory).count == halfSent.count
         }
@@ -139,7 +139,7 @@ import ThumbnailKit
 
         #expect(report.fetched == 1 && report.unfinished == 1 && report.failures.isEmpty)
         #expect(report.thumbnailsWritten == Self.sizes.count)
-        #expect(warmer.pipeline.storedCopies(of: server.url("/\(stored)"), sizes: Self.sizes)
+        #expect(warmer.pipeline.stores.copiesOnDisk(of: server.url("/\(stored)"), sizes: Self.sizes)
             == StoredCopies(hasOriginal: true, thumbnailSizes: Self.sizes))
         #expect(CacheDirectory.temporaryFiles(in: temporary.path("cache")).isEmpty)
     }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import ThumbnailHTTP
-import ThumbnailKit
+@testable import ThumbnailKit
 
 /// A thumbnail made but refused by the disk: the pipeline returns it (and keeps
 /// it in memory) with the reason it is not stored; a warm-up counts its image
@@ -45,7 +45,7 @@ import ThumbnailKit
         #expect(path.hasPrefix("\(pipeline.configuration.diskCache!.directory)/thumbnails/"))
         #expect("\(failure)".contains("\(path) is not a folder"), "\(failure)")
         #expect(pipeline.cachedThumbnail(for: ThumbnailRequest(url: url, size: .fit(64))) != nil)
-        #expect(pipeline.storedCopies(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: true, thumbnailSizes: []))
+        #expect(pipeline.stores.copiesOnDisk(of: url, sizes: [.fit(64)]) == StoredCopies(hasOriginal: true, thumbnailSizes: []))
 
         // A list asking for another size gets it, the failure only logged.
         let listed = try await pipeline.thumbnail(for: ThumbnailRequest(url: url, size: .fit(32)))

@@ -6,7 +6,7 @@ import Logging
 /// a copy that does not match, is logged and the origin is asked instead.
 struct ObjectStoreOriginalTier: OriginalProviding {
     let next: any OriginalProviding
-    let originals: SharedOriginals
+    let originals: ObjectStoreOriginals
     let statistics: StatisticsCounter
     let logger: Logger
 

@@ -6,12 +6,12 @@ import Logging
 /// validators; a 304 answers with the stored copy.
 struct OriginalDiskTier: OriginalProviding {
     let next: any OriginalProviding
-    let disk: DiskCache
+    let disk: DiskOriginals
     let statistics: StatisticsCounter
     let logger: Logger
 
     func original(for request: OriginalRequest) async throws -> Original {
-        let stored = request.cachePolicy == .reload ? nil : await openStored(request.url)
+        let stored = request.cachePolicy == .reload ? nil : await disk.open(request.url)
         if let stored, request.cachePolicy == .useCache {
             statistics.record { $0.originalDiskHits += 1 }
             logger.debug("original from disk", metadata: ["url": "\(request.url)"])
@@ -46,18 +46,7 @@ struct OriginalDiskTier: OriginalProviding {
         switch body {
         case .stored: nil
         case let .downloaded(writer): { try await BlockingWork.run { try writer.commit() } }
-        case let .memory(bytes): { [disk] in
-            try await BlockingWork.run { try disk.store(bytes, forKey: url, in: .originals, metadata: metadata) }
-        }
-        }
-    }
-
-    private func openStored(_ url: String) async -> OpenedDiskCacheEntry? {
-        do {
-            return try await BlockingWork.run { [disk] in try disk.openEntry(forKey: url, in: .originals) }
-        } catch {
-            logger.warning("could not read a stored original", metadata: ["url": "\(url)", "error": "\(error)"])
-            return nil
+        case let .memory(bytes): { [disk] in try await disk.store(bytes, metadata: metadata, of: url) }
         }
     }
 }

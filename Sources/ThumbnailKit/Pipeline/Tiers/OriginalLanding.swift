@@ -5,7 +5,7 @@ import Synchronization
 /// holds the whole body.
 enum OriginalLanding: Sendable {
     case memory
-    case disk(DiskCache)
+    case disk(DiskOriginals)
 
     /// A sink of its own for one download attempt of `url`.
     func makeSink(for url: String) -> OriginalSink {
@@ -41,8 +41,7 @@ final class OriginalSink: BodySink {
         let destination: Destination
         switch landing {
         case let .disk(disk):
-            destination = .file(try disk.makeEntryWriter(forKey: url, in: .originals,
-                                                         metadata: Self.metadata(of: url, response)))
+            destination = .file(try disk.makeWriter(for: url, metadata: Self.metadata(of: url, response)))
         case .memory:
             let memory = MemoryBodySink()
             try memory.begin(response)

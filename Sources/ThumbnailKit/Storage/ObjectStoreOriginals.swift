@@ -1,49 +1,41 @@
-import Logging
 import Synchronization
 
 /// The originals of an ``ObjectStore``, when the pipeline keeps them there
 /// (``ThumbnailPipeline/Configuration/keepsOriginalsInObjectStore``): so that a
 /// fleet making a new size later asks the store, not the origin.
 ///
-/// An original's key is `originals/<first two hex digits>/<hex>`, the hex being
-/// the SHA-256 of its URL, as in the disk tier. Its metadata: `source-url`,
+/// An original's key is ``CacheKeys/originalInStore(_:)``. Its metadata: `source-url`,
 /// `origin-etag`, `origin-last-modified`, `content-type` (what the origin
 /// said), and `sha256` of its bytes, checked as they stream in: a mismatch is
 /// never kept.
-struct SharedOriginals: Sendable {
+struct ObjectStoreOriginals: Sendable {
     let store: any ObjectStore
-    let logger: Logger
-
-    /// The object key of the original of `url`.
-    func objectKey(for url: String) -> String {
-        let hex = SHA256.hexDigest(of: url)
-        return "originals/\(hex.prefix(2))/\(hex)"
-    }
+    let keys: CacheKeys
 
     /// Whether the store holds the original of `url` with its checksum (a HEAD).
     /// - Throws: the store's error.
     func contains(_ url: String) async throws -> Bool {
-        guard let metadata = try await store.metadata(forKey: objectKey(for: url)) else { return false }
-        return metadata["source-url"] == SharedThumbnails.encodedURL(url) && metadata["sha256"]?.utf8.count == 64
+        guard let metadata = try await store.metadata(forKey: keys.originalInStore(url)) else { return false }
+        return metadata["source-url"] == ObjectMetadata.encodedURL(url) && metadata["sha256"]?.utf8.count == 64
     }
 
     /// Streams the stored original of `url` into a sink made for the origin's
     /// facts (its validators and media type, as the origin sent them), checking
     /// the bytes against their checksum. Returns those facts, or `nil` when the
     /// store has no such original.
-    /// - Throws: the store's or the sink's error; ``SharedOriginalError`` when
+    /// - Throws: the store's or the sink's error; ``ObjectStoreOriginalError`` when
     ///   the bytes do not match their checksum (the sink then must not be kept).
     func load(_ url: String, maximumBytes: Int,
               makeSink: (ResponseHead) -> any BodySink) async throws -> DiskCacheMetadata? {
-        let key = objectKey(for: url)
+        let key = keys.originalInStore(url)
         guard let metadata = try await store.metadata(forKey: key),
-              metadata["source-url"] == SharedThumbnails.encodedURL(url), let checksum = metadata["sha256"]
+              metadata["source-url"] == ObjectMetadata.encodedURL(url), let checksum = metadata["sha256"]
         else { return nil }
         let head = ResponseHead(etag: metadata["origin-etag"], lastModified: metadata["origin-last-modified"],
                                 contentType: metadata["content-type"])
         let checking = ChecksummingSink(inner: makeSink(head), head: head)
         guard try await store.load(forKey: key, into: checking, maximumBytes: maximumBytes) else { return nil }
-        guard checking.hexDigest == checksum else { throw SharedOriginalError.checksumMismatch(url) }
+        guard checking.hexDigest == checksum else { throw ObjectStoreOriginalError.checksumMismatch(url) }
         return DiskCacheMetadata(url: url, etag: head.etag, lastModified: head.lastModified, contentType: head.contentType)
     }
 
@@ -51,11 +43,11 @@ struct SharedOriginals: Sendable {
     /// (streamed), or from memory.
     /// - Throws: the store's error; a read error of the file.
     func write(_ body: Original.Body, metadata: DiskCacheMetadata, of url: String) async throws {
-        var fields = ["source-url": SharedThumbnails.encodedURL(url)]
-        fields["origin-etag"] = metadata.etag.flatMap(SharedThumbnails.printable)
-        fields["origin-last-modified"] = metadata.lastModified.flatMap(SharedThumbnails.printable)
-        fields["content-type"] = metadata.contentType.flatMap(SharedThumbnails.printable)
-        let key = objectKey(for: url)
+        var fields = ["source-url": ObjectMetadata.encodedURL(url)]
+        fields["origin-etag"] = metadata.etag.flatMap(ObjectMetadata.printable)
+        fields["origin-last-modified"] = metadata.lastModified.flatMap(ObjectMetadata.printable)
+        fields["content-type"] = metadata.contentType.flatMap(ObjectMetadata.printable)
+        let key = keys.originalInStore(url)
         switch body {
         case let .stored(entry):
             fields["sha256"] = try await BlockingWork.run { try SHA256.hexDigest(of: entry.payload) }
@@ -71,7 +63,7 @@ struct SharedOriginals: Sendable {
 }
 
 /// Why a stored original was not used.
-enum SharedOriginalError: Error, CustomStringConvertible {
+enum ObjectStoreOriginalError: Error, CustomStringConvertible {
     case checksumMismatch(String)
 
     var description: String {

@@ -2,10 +2,9 @@ import Synchronization
 
 /// The writes of stored copies (an original, encoded thumbnails) that run
 /// after the thumbnails reached their callers: whoever reports work as done
-/// waits for the writes of its URL, and learns why one failed.
+/// waits for the writes of its URL, and learns what they wrote.
 final class StoredCopyWrites: Sendable {
-    /// A write's outcome: why what it stored is not on disk, or `nil`.
-    typealias Write = Task<(any Error)?, Never>
+    typealias Write = Task<KeptCopies, Never>
 
     private struct State {
         var pending: [String: [UInt64: Write]] = [:]
@@ -24,16 +23,16 @@ final class StoredCopyWrites: Sendable {
     /// Starts `write`, for copies of `url`, in a task of its own: it finishes
     /// even if every caller has left, and the process's exit waits for it
     /// (``WritesAtExit``).
-    func start(for url: String, _ write: @escaping @Sendable () async -> (any Error)?) {
+    func start(for url: String, _ write: @escaping @Sendable () async -> KeptCopies) {
         WritesAtExit.begin()
         state.withLock { state in
             let id = state.makeID()
             // Started under the lock, so it is pending before it can finish and leave.
             let task = Task {
-                let failure = await write()
+                let kept = await write()
                 self.finished(url, id)
                 WritesAtExit.end()
-                return failure
+                return kept
             }
             state.pending[url, default: [:]][id] = task
             for watcher in state.watched[url, default: [:]].keys { state.watched[url]?[watcher]?.append(task) }
@@ -42,9 +41,10 @@ final class StoredCopyWrites: Sendable {
 
     /// Runs `body`, then waits for the writes of `url` pending when it began
     /// or started while it ran.
-    /// - Returns: what `body` returned, and the first write's failure, if any.
+    /// - Returns: what `body` returned, and what the writes wrote together
+    ///   (the first failure among them, if any).
     func watching<Result>(_ url: String,
-                          during body: () async throws -> Result) async throws -> (Result, (any Error)?) {
+                          during body: () async throws -> Result) async throws -> (Result, KeptCopies) {
         let id = state.withLock { state in
             let id = state.makeID()
             state.watched[url, default: [:]][id] = Array(state.pending[url, default: [:]].values)
@@ -57,11 +57,11 @@ final class StoredCopyWrites: Sendable {
             _ = stopWatching(url, id)
             throw error
         }
-        var failure: (any Error)?
+        var kept = KeptCopies()
         for write in stopWatching(url, id) {
-            if let error = await write.value { failure = failure ?? error }
+            kept.add(await write.value)
         }
-        return (result, failure)
+        return (result, kept)
     }
 
     /// Returns once no write is pending.

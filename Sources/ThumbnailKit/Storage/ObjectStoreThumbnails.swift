@@ -3,10 +3,8 @@ import Logging
 /// The thumbnails of an ``ObjectStore``: encoded files under the disk tier's
 /// key layout, with their facts and a checksum in the metadata.
 ///
-/// A thumbnail's key is `thumbnails/<first two hex digits>/<hex>`, where hex is
-/// the SHA-256 of the disk tier's key for it (URL, size, rendering version,
-/// orientation; ``objectKey(for:)``), so that any process can compute where one
-/// is. Its metadata:
+/// A thumbnail's key is ``CacheKeys/thumbnailInStore(_:)``, so that any process
+/// can compute where one is. Its metadata:
 ///
 /// | name | value |
 /// |---|---|
@@ -15,14 +13,13 @@ import Logging
 /// | `source-width`, `source-height`, `source-format` | the original's, as stored |
 /// | `source-facts` | the original's header facts, hex (what reading it back answers with) |
 /// | `origin-etag`, `origin-last-modified` | the origin's validators, when it sent them |
-/// | `rendering` | ``StoredThumbnails/renderingVersion`` |
+/// | `rendering` | ``CacheKeys/renderingVersion`` |
 /// | `sha256` | the SHA-256 of the object's bytes, hex: checked on every read |
-struct SharedThumbnails: Sendable {
+struct ObjectStoreThumbnails: Sendable {
     let store: any ObjectStore
+    let keys: CacheKeys
     /// Limits for reading stored objects back (small, and without EXIF).
     let limits: DecodingLimits
-    /// Whether thumbnails are made with EXIF orientation applied (part of the key).
-    let appliesOrientation: Bool
     let logger: Logger
 
     /// What a read found: the thumbnail, and the encoded bytes and facts it was read from.
@@ -31,18 +28,12 @@ struct SharedThumbnails: Sendable {
         let bytes: [UInt8]
     }
 
-    /// The object key of a thumbnail.
-    func objectKey(for key: ThumbnailKey) -> String {
-        let hex = SHA256.hexDigest(of: StoredThumbnails.diskKey(key, appliesOrientation: appliesOrientation))
-        return "thumbnails/\(hex.prefix(2))/\(hex)"
-    }
-
     /// Whether the store holds a current, complete thumbnail for `key`: its
     /// metadata names this URL and rendering, and carries a checksum and the
     /// source's facts. A HEAD: no body is read.
     /// - Throws: the store's error.
     func contains(_ key: ThumbnailKey) async throws -> Bool {
-        guard let metadata = try await store.metadata(forKey: objectKey(for: key)) else { return false }
+        guard let metadata = try await store.metadata(forKey: keys.thumbnailInStore(key)) else { return false }
         return Self.describes(metadata, key) && Self.checksum(in: metadata) != nil && Self.source(in: metadata) != nil
     }
 
@@ -50,10 +41,9 @@ struct SharedThumbnails: Sendable {
     /// decoded; `nil` when absent, from another rendering, damaged, or when the
     /// store cannot be read (logged: the tiers behind then make it).
     func read(_ key: ThumbnailKey) async -> Found? {
-        let objectKey = objectKey(for: key)
         let object: StoredObject
         do {
-            guard let found = try await store.object(forKey: objectKey) else { return nil }
+            guard let found = try await store.object(forKey: keys.thumbnailInStore(key)) else { return nil }
             object = found
         } catch is CancellationError {
             return nil
@@ -83,25 +73,25 @@ struct SharedThumbnails: Sendable {
     /// - Throws: the store's error.
     func write(_ encoded: [UInt8], source: ImageHeader, origin: DiskCacheMetadata, for key: ThumbnailKey) async throws {
         var metadata = [
-            "source-url": Self.encodedURL(key.url),
+            "source-url": ObjectMetadata.encodedURL(key.url),
             "size": key.size.description,
             "source-width": String(source.width),
             "source-height": String(source.height),
             "source-format": source.format.rawValue,
             "source-facts": SHA256.hex(source.cacheField),
-            "rendering": String(StoredThumbnails.renderingVersion),
+            "rendering": String(CacheKeys.renderingVersion),
             "sha256": SHA256.hex(SHA256.digest(encoded)),
         ]
-        metadata["origin-etag"] = origin.etag.flatMap(Self.printable)
-        metadata["origin-last-modified"] = origin.lastModified.flatMap(Self.printable)
-        try await store.put(StoredObject(bytes: encoded, metadata: metadata), forKey: objectKey(for: key))
+        metadata["origin-etag"] = origin.etag.flatMap(ObjectMetadata.printable)
+        metadata["origin-last-modified"] = origin.lastModified.flatMap(ObjectMetadata.printable)
+        try await store.put(StoredObject(bytes: encoded, metadata: metadata), forKey: keys.thumbnailInStore(key))
     }
 
     // MARK: - Metadata
 
     private static func describes(_ metadata: [String: String], _ key: ThumbnailKey) -> Bool {
-        metadata["source-url"] == encodedURL(key.url) && metadata["size"] == key.size.description
-            && metadata["rendering"] == String(StoredThumbnails.renderingVersion)
+        metadata["source-url"] == ObjectMetadata.encodedURL(key.url) && metadata["size"] == key.size.description
+            && metadata["rendering"] == String(CacheKeys.renderingVersion)
     }
 
     private static func checksum(in metadata: [String: String]) -> String? {
@@ -113,24 +103,6 @@ struct SharedThumbnails: Sendable {
     private static func source(in metadata: [String: String]) -> ImageHeader? {
         guard let hex = metadata["source-facts"], let bytes = bytes(fromHex: hex) else { return nil }
         return ImageHeader(cacheField: bytes[...])
-    }
-
-    /// A URL as a header value: printable ASCII but `%` as is, the rest as `%XX` of its UTF-8.
-    static func encodedURL(_ url: String) -> String {
-        var encoded = ""
-        for byte in url.utf8 {
-            if (0x21...0x7E).contains(byte), byte != UInt8(ascii: "%") {
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                encoded += "%" + SHA256.hex([byte]).uppercased()
-            }
-        }
-        return encoded
-    }
-
-    /// A validator as a header value, or `nil` when it holds anything but printable ASCII.
-    static func printable(_ value: String) -> String? {
-        value.utf8.allSatisfy { (0x20...0x7E).contains($0) } ? value : nil
     }
 
     private static func bytes(fromHex hex: String) -> [UInt8]? {
