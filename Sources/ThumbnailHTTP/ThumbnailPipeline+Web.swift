@@ -1,34 +1,5 @@
 import Logging
 
-extension ThumbnailPipeline {
-    /// The pipeline most apps want, made on first use and shared by the whole
-    /// process, as Nuke's `ImagePipeline.shared`: `http(s)://` and `file://`
-    /// URLs and plain paths, the disk tiers at
-    /// ``CacheLocation/defaultDirectory()``, every other setting its default
-    /// (see ``Configuration/web(cacheDirectory:diskSizeLimit:http:logger:)``).
-    ///
-    /// ```swift
-    /// let thumbnail = try await ThumbnailPipeline.shared.thumbnail(for: url, size: 256)
-    /// ```
-    ///
-    /// When the default directory cannot hold a cache, it keeps thumbnails in
-    /// memory only and logs a warning (check `configuration.diskCache`). An app
-    /// that needs other settings makes its own pipeline with ``init(configuration:)``
-    /// and keeps it.
-    public static let shared = ThumbnailPipeline(configuration: sharedConfiguration())
-
-    /// `.web()`, else the same in memory only, with a warning: what ``shared`` has always done.
-    private static func sharedConfiguration() -> Configuration {
-        let logger = Logger(label: "thumbnailer.pipeline")
-        do {
-            return try .web(logger: logger)
-        } catch {
-            logger.warning("thumbnails kept in memory only", metadata: ["reason": "\(error)"])
-            return .web(diskCache: nil, logger: logger)
-        }
-    }
-}
-
 extension ThumbnailPipeline.Configuration {
     /// Web and local images with a disk tier: ``HTTPDataLoader`` for
     /// `http(s)://` URLs, ``FileDataLoader`` for the rest, and a
