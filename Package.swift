@@ -142,10 +142,12 @@ let package = Package(
         .target(
             name: "CMalloc"
         ),
-        // What the executables share: sizes, byte counts, JSON lines, process memory.
+        // What the executables share: sizes, byte counts, JSON lines, process memory, the pipeline wiring.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["ThumbnailKit", "ThumbnailTerminal", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ThumbnailKit", "ThumbnailHTTP", "ThumbnailTerminal", "CMalloc",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // The command line: thumb, cache, warm, browse.
         .executableTarget(
@@ -200,7 +202,8 @@ let package = Package(
         // End to end: runs the built `thumbnailer` and `memory-profile` binaries as child processes.
         .testTarget(
             name: "ThumbnailerCLITests",
-            dependencies: ["thumbnailer", "memory-profile", "TestSupport", "ThumbnailKit"]
+            dependencies: ["thumbnailer", "memory-profile", "TestSupport", "ThumbnailKit", "ThumbnailHTTP", "CommandLineSupport",
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,7 @@ import ThumbnailHTTP
 func fleetPipeline() async throws -> ThumbnailPipeline {
     let store = try S3ObjectStore(configuration: .fromEnvironment(location: "s3://thumbnails/v1"))
     try await store.checkAccess()  // wrong credentials or no such bucket: S3Error, said at once
-    var configuration = ThumbnailPipeline.Configuration.web(cacheDirectory: "/var/cache/thumbnails")
+    var configuration = try ThumbnailPipeline.Configuration.web(cacheDirectory: "/var/cache/thumbnails")
     configuration.objectStore = store
     return ThumbnailPipeline(configuration: configuration)
 }

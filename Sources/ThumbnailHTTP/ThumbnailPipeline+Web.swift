@@ -1,23 +1,5 @@
 import Logging
 
-extension ThumbnailPipeline {
-    /// The pipeline most apps want, made on first use and shared by the whole
-    /// process, as Nuke's `ImagePipeline.shared`: `http(s)://` and `file://`
-    /// URLs and plain paths, the disk tiers at
-    /// ``CacheLocation/defaultDirectory()``, every other setting its default
-    /// (see ``Configuration/web(cacheDirectory:diskSizeLimit:http:logger:)``).
-    ///
-    /// ```swift
-    /// let thumbnail = try await ThumbnailPipeline.shared.thumbnail(for: url, size: 256)
-    /// ```
-    ///
-    /// Creating it never fails: when the default directory cannot hold a
-    /// cache, it keeps thumbnails in memory only and logs a warning (check
-    /// `configuration.diskCache`). An app that needs other settings makes its
-    /// own pipeline with ``init(configuration:)`` and keeps it.
-    public static let shared = ThumbnailPipeline(configuration: .web())
-}
-
 extension ThumbnailPipeline.Configuration {
     /// Web and local images with a disk tier: ``HTTPDataLoader`` for
     /// `http(s)://` URLs, ``FileDataLoader`` for the rest, and a
@@ -27,24 +9,51 @@ extension ThumbnailPipeline.Configuration {
     /// an app showing what its user chose wants. A server that fetches URLs
     /// strangers supply passes `http: .init(addressPolicy: .publicOnly)`.
     ///
-    /// Nothing here fails, so that the one-line entry point cannot: a
-    /// directory that must not or cannot hold a cache (`/`, the home
-    /// directory, a folder of other files, one without write permission)
-    /// leaves the pipeline in memory only, and a libcurl that cannot start
-    /// fails each web request with the reason; both are logged as warnings.
+    /// ```swift
+    /// let pipeline = ThumbnailPipeline(configuration: try .web(cacheDirectory: "/var/cache/thumbnails"))
+    /// ```
+    ///
+    /// A directory that is no place for a cache, or that cannot hold one,
+    /// throws here rather than leaving the app without its disk tier, which
+    /// would download every image again at each launch. Thumbnails in memory
+    /// only, on purpose, are ``web(diskCache:http:logger:)`` with `nil`; a
+    /// directory this refuses that the app wants anyway is a ``DiskCache`` the
+    /// app opens and passes there. A libcurl that cannot start does not throw:
+    /// files still load, and each web request fails with the reason (logged
+    /// as a warning too).
     /// - Parameters:
     ///   - cacheDirectory: where the originals and encoded thumbnails go.
     ///     Default: ``CacheLocation/defaultDirectory()`` (`$THUMBNAILER_CACHE_DIR`,
     ///     else the user's cache folder).
     ///   - diskSizeLimit: bytes on disk for both tiers. Default: 1 GiB.
     ///   - http: the transport's limits and address policy. Default: ``HTTPDataLoader/Configuration``'s.
-    ///   - logger: where the pipeline, and the fallbacks above, say what they do.
+    ///   - logger: where the pipeline says what it does.
+    /// - Throws: ``UnsafeCacheDirectory`` for `/`, the home directory or a
+    ///   folder of other files (``CacheLocation/refusal(for:)``), before
+    ///   anything is written there; ``DiskCacheError`` when the directory cannot
+    ///   be made, opened or written (a file in the way, no permission).
     public static func web(cacheDirectory: String = CacheLocation.defaultDirectory(), diskSizeLimit: Int = 1 << 30,
                            http: HTTPDataLoader.Configuration = HTTPDataLoader.Configuration(),
+                           logger: Logger = Logger(label: "thumbnailer.pipeline")) throws -> Self {
+        if let refusal = CacheLocation.refusal(for: cacheDirectory) { throw refusal }
+        return web(diskCache: try DiskCache(directory: cacheDirectory, sizeLimit: diskSizeLimit), http: http, logger: logger)
+    }
+
+    /// Web and local images as ``web(cacheDirectory:diskSizeLimit:http:logger:)``,
+    /// with a disk cache the caller opened (in a directory of its choosing,
+    /// checked as it sees fit), or `nil`: thumbnails in memory only, on purpose.
+    ///
+    /// ```swift
+    /// let inMemory = ThumbnailPipeline(configuration: .web(diskCache: nil))
+    /// ```
+    /// - Parameters:
+    ///   - diskCache: the disk tiers, or `nil` for none.
+    ///   - http: the transport's limits and address policy. Default: ``HTTPDataLoader/Configuration``'s.
+    ///   - logger: where the pipeline, and a libcurl that cannot start, say what they do.
+    public static func web(diskCache: DiskCache?, http: HTTPDataLoader.Configuration = HTTPDataLoader.Configuration(),
                            logger: Logger = Logger(label: "thumbnailer.pipeline")) -> Self {
         Self(dataLoader: SchemeRoutingDataLoader(network: networkLoader(http, logger: logger)),
-             diskCache: diskCache(in: cacheDirectory, sizeLimit: diskSizeLimit, logger: logger),
-             logger: logger)
+             diskCache: diskCache, logger: logger)
     }
 
     private static func networkLoader(_ configuration: HTTPDataLoader.Configuration,
@@ -54,19 +63,6 @@ extension ThumbnailPipeline.Configuration {
         } catch {
             logger.warning("web images unavailable", metadata: ["error": "\(error)"])
             return UnavailableDataLoader(reason: "\(error)")
-        }
-    }
-
-    private static func diskCache(in directory: String, sizeLimit: Int, logger: Logger) -> DiskCache? {
-        if let refusal = CacheLocation.refusal(for: directory) {
-            logger.warning("thumbnails kept in memory only", metadata: ["reason": "\(refusal)"])
-            return nil
-        }
-        do {
-            return try DiskCache(directory: directory, sizeLimit: sizeLimit)
-        } catch {
-            logger.warning("thumbnails kept in memory only", metadata: ["reason": "\(error)"])
-            return nil
         }
     }
 }

@@ -43,16 +43,22 @@ struct MemoryProfile: AsyncParsableCommand {
 
     func run() async throws {
         ProcessMemory.tuneAllocator(for: .longLived)  // as thumbnailer browse does, for every strategy alike
-        let loader = SchemeRoutingDataLoader(network: try HTTPDataLoader())
-        let items = try FeedParser().parse(try await loader.loadBytes(DataRequest(url: feed)), source: feed).items
+        let items = try await Self.items(of: feed)
         let profile = ScrollProfile(strategy: strategy, budget: budgetMib << 20, windowMargin: windowMargin,
-                                    cacheDirectory: cacheDir, thumbnailSize: size, loader: loader)
+                                    cacheDirectory: cacheDir, thumbnailSize: size)
         // What each photo looks like at the size the strategy shows it, to check that a row shows its own.
         let references = try photos.map { try ImageFingerprint(ThumbnailDecoder(size: profile.size).decode(contentsOfFile: $0)) }
         let script = ScrollScript(visibleRows: visibleRows, prefetchDistance: visibleRows,
                                   rowsPerSecond: rowsPerSecond, returnsToTop: true)
-        let line = await profile.run(imageURLs: items.map { $0.imageURLs[0] }, script: script, references: references)
+        let line = try await profile.run(imageURLs: items.map { $0.imageURLs[0] }, script: script, references: references)
         print(line.text)
+    }
+
+    /// The feed's items, fetched by a loader of their own that is gone before the scroll
+    /// starts: the pipeline downloads the images through its own.
+    private static func items(of feed: String) async throws -> [FeedItem] {
+        let loader = SchemeRoutingDataLoader(network: try HTTPDataLoader())
+        return try FeedParser().parse(try await loader.loadBytes(DataRequest(url: feed)), source: feed).items
     }
 }
 

@@ -9,19 +9,18 @@ struct ScrollProfile {
     let windowMargin: Int
     let cacheDirectory: String
     let thumbnailSize: Int
-    let loader: any DataLoading
 
     /// The size rows are shown at: the original for naive and window, a thumbnail box for thumbnailer.
     var size: ThumbnailSize { strategy == .thumbnailer ? .fit(thumbnailSize) : .original }
 
     /// Runs `script` over rows showing `imageURLs`; row n must look like `references[n % count]`.
-    @MainActor func run(imageURLs: [String], script: ScrollScript, references: [ImageFingerprint]) async -> JSONLine {
+    /// A disk cache the directory cannot hold throws: a profile without it would measure another thing.
+    @MainActor func run(imageURLs: [String], script: ScrollScript, references: [ImageFingerprint]) async throws -> JSONLine {
         let fullSize = strategy != .thumbnailer
+        var wiring = PipelineWiring(diskCache: strategy == .naive ? nil : try DiskCache(directory: cacheDirectory))
         // The naive and window strategies hold what they decoded until they decide otherwise: no budget.
-        let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: loader,
-            diskCache: strategy == .naive ? nil : try? DiskCache(directory: cacheDirectory),
-            memoryCostLimit: fullSize ? Int.max / 4 : budget))
+        wiring.memoryCostLimit = fullSize ? Int.max / 4 : budget
+        let pipeline = wiring.makePipeline()
         let size = size
         let rows = imageURLs.enumerated().map { index, url in
             let row = ThumbnailRowController(request: ThumbnailRequest(url: url, size: size), title: "\(index)", provider: pipeline)

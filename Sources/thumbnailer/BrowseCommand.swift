@@ -53,12 +53,10 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         } catch {
             throw CommandFailure("\(error)", exitCode: 1)
         }
-        let cache = try source.cache.open()
-        let loader = try source.makeImageLoader()
-        let pipeline = ThumbnailPipeline(configuration: .init(
-            dataLoader: loader, diskCache: cache, objectStore: objectStore,
-            keepsOriginalsInObjectStore: store.storeOriginals, memoryCostLimit: memoryBudget.bytes,
-            retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes, logger: .init(label: "browse") { _ in SwiftLogNoOpLogHandler() }))
+        var wiring = PipelineWiring(source: source, diskCache: try source.cache.open(), store: store, objectStore: objectStore)
+        wiring.memoryCostLimit = memoryBudget.bytes
+        wiring.logger = Logger(label: "browse") { _ in SwiftLogNoOpLogHandler() }
+        let pipeline = wiring.makePipeline()
         let feedSource = FeedSource(location: source.feed, imageKeyPath: source.imageKey,
                                     maximumBytes: source.maxFeedBytes.bytes)
         let feedLoader = try source.makeFeedLoader()

@@ -74,10 +74,8 @@ struct FeedOptions: ParsableArguments {
     /// When to retry an image.
     var retryPolicy: RetryPolicy { RetryPolicy(maximumAttempts: retries) }
 
-    /// HTTP for web URLs (with the address policy), files for the rest.
-    func makeImageLoader() throws -> SchemeRoutingDataLoader {
-        try Self.loader(transport(addressPolicy: addressPolicy))
-    }
+    /// How images are downloaded: the speed floor and time limits asked for, with ``addressPolicy``.
+    var imageTransport: HTTPDataLoader.Configuration { transport(addressPolicy: addressPolicy) }
 
     /// The speed floor and time limits asked for, with `addressPolicy`.
     private func transport(addressPolicy: HTTPDataLoader.AddressPolicy) -> HTTPDataLoader.Configuration {

@@ -101,18 +101,15 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         let cache = try source.cache.open()
         let objectStore = try await store.open()
         let feed = try await source.loadImages(in: shard)
-        let loader = try source.makeImageLoader()
 
-        var logger = Logger(label: "thumbnailer.warm")
-        logger.logLevel = verbose ? .debug : .critical
-        let pipeline = ThumbnailPipeline(configuration: .init(
-            // No memory cache: a warm-up never asks for a thumbnail twice.
-            dataLoader: loader, diskCache: cache, objectStore: objectStore,
-            keepsOriginalsInObjectStore: store.storeOriginals, memoryCostLimit: 0,
-            maximumConcurrentDownloads: concurrency,
-            maximumConcurrentDecodes: decoders ?? ThumbnailPipeline.processorCount,
-            retryPolicy: source.retryPolicy, maximumDownloadBytes: source.maxDownloadBytes.bytes,
-            decoder: ThumbnailDecoder(limits: decoderMemory.limits), logger: logger))
+        var wiring = PipelineWiring(source: source, diskCache: cache, store: store, objectStore: objectStore)
+        wiring.memoryCostLimit = 0  // a warm-up never asks for a thumbnail twice
+        wiring.maximumConcurrentDownloads = concurrency
+        if let decoders { wiring.maximumConcurrentDecodes = decoders }
+        wiring.decoder = ThumbnailDecoder(limits: decoderMemory.limits)
+        wiring.logger = Logger(label: "thumbnailer.warm")
+        wiring.logger.logLevel = verbose ? .debug : .critical
+        let pipeline = wiring.makePipeline()
         let display = WarmProgressDisplay(style: quiet || json ? .silent : .forStandardError, total: feed.count)
 
         let warmer = CacheWarmer(pipeline: pipeline, sizes: sizes)

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Synchronization
 import TestSupport
 import Testing
@@ -7,8 +6,8 @@ import Testing
 
 /// `ThumbnailPipeline.Configuration.web(...)`, the configuration behind
 /// `ThumbnailPipeline.shared`: web and local images, the disk tiers in the
-/// directory given, and a pipeline in memory only (never a failure) when that
-/// directory cannot hold a cache.
+/// directory given, and an error (never a pipeline quietly in memory only)
+/// when that directory must not or cannot hold a cache.
 @Suite final class WebPipelineTests: Sendable {
     let server: TestHTTPServer
     let photo = "photo-friends-portrait-1000x1502.jpg"
@@ -22,7 +21,7 @@ import Testing
 
     @Test func loadsWebImagesAndFilesAndKeepsThemInTheCacheDirectory() async throws {
         let directory = try TemporaryDirectory()
-        let pipeline = ThumbnailPipeline(configuration: .web(cacheDirectory: directory.path("cache")))
+        let pipeline = ThumbnailPipeline(configuration: try .web(cacheDirectory: directory.path("cache")))
         #expect(pipeline.configuration.diskCache?.directory == directory.path("cache"))
 
         let web = try await pipeline.thumbnail(for: server.url("/photo.jpg"), size: 256)
@@ -31,7 +30,7 @@ import Testing
         #expect((local.width, local.height) == (64, 48))
 
         // Another process's pipeline on the same directory answers from the disk tier.
-        let later = ThumbnailPipeline(configuration: .web(cacheDirectory: directory.path("cache")))
+        let later = ThumbnailPipeline(configuration: try .web(cacheDirectory: directory.path("cache")))
         let again = try await later.thumbnail(for: server.url("/photo.jpg"), size: 256)
         #expect((again.width, again.height) == (web.width, web.height))
         #expect(server.requestCount("/photo.jpg") == 1)
@@ -39,38 +38,57 @@ import Testing
 
     @Test func theAddressPolicyGivenReachesTheTransport() async throws {
         let directory = try TemporaryDirectory()
-        let pipeline = ThumbnailPipeline(configuration: .web(cacheDirectory: directory.path("cache"),
-                                                             http: .init(addressPolicy: .publicOnly)))
+        let pipeline = ThumbnailPipeline(configuration: try .web(cacheDirectory: directory.path("cache"),
+                                                                 http: .init(addressPolicy: .publicOnly)))
         await #expect(throws: DataLoadingError.privateAddressRefused(server.url("/photo.jpg"), address: "127.0.0.1")) {
             try await pipeline.thumbnail(for: self.server.url("/photo.jpg"), size: 256)
         }
         #expect(server.requestCount("/photo.jpg") == 0)
     }
 
-    @Test func aFolderOfOtherFilesIsLeftAloneAndThumbnailsStayInMemoryWithAWarning() async throws {
+    /// `/`, the home directory and a folder of other files are refused
+    /// before anything is written there: the refusal is the error, not a
+    /// pipeline in memory only.
+    @Test(arguments: RefusedDirectory.allCases)
+    func aDirectoryThatIsNoPlaceForACacheThrowsItsRefusal(_ refused: RefusedDirectory) throws {
         let directory = try TemporaryDirectory()
-        try Data("mine".utf8).write(to: directory.url.appendingPathComponent("notes.txt"))
-        let warnings = RecordedWarnings()
-        let pipeline = ThumbnailPipeline(configuration: .web(cacheDirectory: directory.path(""), logger: warnings.logger))
+        let (path, refusal) = try refused.make(in: directory)
+        let before = try FileManager.default.contentsOfDirectory(atPath: path)
 
-        #expect(pipeline.configuration.diskCache == nil)
-        #expect(warnings.messages.contains { $0.contains("memory only") && $0.contains("notes.txt") }, "\(warnings.messages)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")) == ["notes.txt"])
-        let thumbnail = try await pipeline.thumbnail(for: server.url("/photo.jpg"), size: 256)
-        #expect(pipeline.cachedThumbnail(for: ThumbnailRequest(url: server.url("/photo.jpg"), size: 256))?.width == thumbnail.width)
+        #expect(throws: refusal) { try ThumbnailPipeline.Configuration.web(cacheDirectory: path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == before, "nothing written in \(path)")
     }
 
-    @Test func aDirectoryThatCannotBeMadeLeavesThumbnailsInMemoryWithAWarning() async throws {
+    @Test func aDirectoryThatCannotBeMadeThrowsTheDiskCacheError() throws {
         let directory = try TemporaryDirectory()
         try Data().write(to: directory.url.appendingPathComponent("file"))
-        let warnings = RecordedWarnings()
-        let pipeline = ThumbnailPipeline(configuration: .web(cacheDirectory: directory.path("file/cache"),
-                                                             logger: warnings.logger))
 
+        #expect { try ThumbnailPipeline.Configuration.web(cacheDirectory: directory.path("file/cache")) } throws: { error in
+            guard case .unusableDirectory(let path, _)? = error as? DiskCacheError else { return false }
+            return path == directory.path("file/cache")
+        }
+    }
+
+    /// Root writes anywhere: AdopterPackageTests runs this case as `nobody` in a child process.
+    @Test(.enabled(if: getuid() != 0, "root may write in a read-only directory"))
+    func aReadOnlyDirectoryThrowsTheDiskCacheError() throws {
+        let directory = try TemporaryDirectory()
+        let readOnly = directory.path("read-only")
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o555])
+
+        #expect { try ThumbnailPipeline.Configuration.web(cacheDirectory: readOnly) } throws: { error in
+            guard case .unusableDirectory(let path, _)? = error as? DiskCacheError else { return false }
+            return path == readOnly
+        }
+    }
+
+    @Test func withoutADiskCacheThumbnailsStayInMemoryOnPurpose() async throws {
+        let pipeline = ThumbnailPipeline(configuration: .web(diskCache: nil))
         #expect(pipeline.configuration.diskCache == nil)
-        #expect(warnings.messages.contains { $0.contains("memory only") && $0.contains("file/cache") }, "\(warnings.messages)")
-        let thumbnail = try await pipeline.thumbnail(for: server.url("/photo.jpg"), size: 128)
-        #expect(max(thumbnail.width, thumbnail.height) == 128)
+
+        let thumbnail = try await pipeline.thumbnail(for: server.url("/photo.jpg"), size: 256)
+        #expect(pipeline.cachedThumbnail(for: ThumbnailRequest(url: server.url("/photo.jpg"), size: 256))?.width == thumbnail.width)
     }
 
     @Test func withoutATransportEachWebRequestFailsSayingWhy() async throws {
@@ -119,27 +137,23 @@ private final class RequestRecorder: ThumbnailProviding {
     }
 }
 
-/// Warnings logged through ``logger``, as text with their metadata.
-private final class RecordedWarnings: Sendable {
-    private let recorded = Mutex<[String]>([])
-    var messages: [String] { recorded.withLock { $0 } }
+/// A directory ``CacheLocation/refusal(for:)`` refuses, and the refusal it gives.
+enum RefusedDirectory: CaseIterable, Sendable, CustomTestStringConvertible {
+    case root, home, folderOfOtherFiles
 
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(record: { message in self.recorded.withLock { $0.append(message) } }) }
-    }
+    var testDescription: String { "\(self)" }
 
-    private struct Handler: LogHandler {
-        let record: @Sendable (String) -> Void
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .warning
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            record("\(event.message) \(event.metadata ?? [:])")
+    /// The directory (in `temporary` when it is made for the test) and its refusal.
+    func make(in temporary: TemporaryDirectory) throws -> (String, UnsafeCacheDirectory) {
+        switch self {
+        case .root:
+            return ("/", .root("/"))
+        case .home:
+            let home = try #require(ProcessInfo.processInfo.environment["HOME"])
+            return (home, .home(home))
+        case .folderOfOtherFiles:
+            try Data("mine".utf8).write(to: temporary.url.appendingPathComponent("notes.txt"))
+            return (temporary.path(""), .foreign(temporary.path(""), holding: ["notes.txt"]))
         }
     }
 }
