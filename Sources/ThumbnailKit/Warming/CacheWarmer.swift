@@ -165,7 +165,7 @@ public struct CacheWarmer: Sendable {
                 tally.received(added)
             }.storageFailure
             return .made(Made(bytes: received.withLock { $0 }, storageFailure: storageFailure))
-        } catch is CancellationError {
+        } catch let error where ThumbnailError.isCancellation(error) {
             // The work this leaves winds down first, so nothing of it is half done when the run returns.
             await pipeline.waitForAbandonedWork()
             return .cancelled(bytes: received.withLock { $0 })
