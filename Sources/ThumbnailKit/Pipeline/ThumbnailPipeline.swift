@@ -64,7 +64,9 @@ public final class ThumbnailPipeline: Sendable {
         public var decoder: ThumbnailDecoder
         /// How thumbnails are encoded for the disk tier. Default: JPEG quality 85, PNG with alpha.
         public var encoder: ThumbnailEncoder
-        /// Where the pipeline says what it does: debug per request, warning per failure.
+        /// Where the pipeline says what it does: debug per request and per failure it throws (the
+        /// caller has the error); warning for what no caller hears of (a copy not stored, an
+        /// unreadable stored file dropped) and per retry.
         public var logger: Logger
 
         public init(dataLoader: any DataLoading = FileDataLoader(), diskCache: DiskCache? = nil,
@@ -236,7 +238,8 @@ public final class ThumbnailPipeline: Sendable {
             let failure = ThumbnailError(error)
             if failure.kind != .cancelled {
                 counters.record { $0.failures += 1 }
-                logger.warning("failed", metadata: ["key": "\(request.key)", "error": "\(failure)"])
+                // Debug, not warning: the caller has the error, and an app that handles it wants no stderr line.
+                logger.debug("failed", metadata: ["key": "\(request.key)", "error": "\(failure)"])
             }
             throw failure
         }
