@@ -99,6 +99,14 @@
         letGoOfIdleRows()
     }
 
+    /// The controller of row `index`: the list's own while the row is visible or prefetching (the
+    /// one whose prefetch the list stops), else one the row factory makes now, which the list does
+    /// not keep. `nil` outside `0..<rowCount`.
+    public func row(at index: Int) -> RowController? {
+        guard (0..<rowCount).contains(index) else { return nil }
+        return liveRows[index] ?? makeRow(index)
+    }
+
     /// The controller of `row`: the live one, or a new one that stays live until ``letGoOfIdleRows()``.
     private func row(_ row: Int) -> RowController {
         if let live = liveRows[row] { return live }
