@@ -29,7 +29,7 @@
     /// The rows on screen now.
     public private(set) var visibleRows: Range<Int> = 0..<0
     /// Cells made so far: the size of the pool.
-    public private(set) var cellCount = 0
+    package private(set) var cellCount = 0
 
     /// - Parameter rows: the rows; what their cells show, and where it comes
     ///   from, is up to their data sources.
