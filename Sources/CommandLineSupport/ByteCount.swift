@@ -1,14 +1,14 @@
 import ArgumentParser
 
 /// A size on the command line: `1048576`, `512K`, `300M`, `2G` or `1.5GB` (powers of 1024).
-public struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
-    public let bytes: Int
+package struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
+    package let bytes: Int
 
-    public init(bytes: Int) {
+    package init(bytes: Int) {
         self.bytes = bytes
     }
 
-    public init?(argument: String) {
+    package init?(argument: String) {
         var text = Substring(argument.uppercased())
         if text.hasSuffix("B") { text = text.dropLast() }
         if text.hasSuffix("I") { text = text.dropLast() }
@@ -22,7 +22,7 @@ public struct ByteCount: ExpressibleByArgument, CustomStringConvertible {
         bytes = Int(value * multiplier)
     }
 
-    public var description: String {
+    package var description: String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes), unit = 0
         while value >= 1024 && unit < units.count - 1 {

@@ -7,45 +7,45 @@ import ThumbnailTerminal
 /// alone added 1.9 ms of start-up CPU and about 4 MiB of RSS to every
 /// `thumbnailer thumb` process (measured), and flat records of strings and
 /// numbers need nothing more than correct string escaping.
-public struct JSONLine: Sendable {
-    public init() {}
+package struct JSONLine: Sendable {
+    package init() {}
 
     private var members: [String] = []
 
-    public mutating func add(_ key: String, _ value: String?) {
+    package mutating func add(_ key: String, _ value: String?) {
         guard let value else { return }
         members.append("\(Self.quoted(key)):\(Self.quoted(value))")
     }
 
-    public mutating func add(_ key: String, _ value: Int?) {
+    package mutating func add(_ key: String, _ value: Int?) {
         guard let value else { return }
         members.append("\(Self.quoted(key)):\(value)")
     }
 
-    public mutating func add(_ key: String, _ value: Bool) {
+    package mutating func add(_ key: String, _ value: Bool) {
         members.append("\(Self.quoted(key)):\(value)")
     }
 
-    public mutating func add(_ key: String, _ values: [String]) {
+    package mutating func add(_ key: String, _ values: [String]) {
         members.append("\(Self.quoted(key)):[" + values.map(Self.quoted).joined(separator: ",") + "]")
     }
 
-    public mutating func add(_ key: String, _ value: Double?) {
+    package mutating func add(_ key: String, _ value: Double?) {
         guard let value, value.isFinite else { return }
         members.append("\(Self.quoted(key)):\(value)")
     }
 
     /// An array of objects, e.g. the failures of a run.
-    public mutating func add(_ key: String, objects: [JSONLine]) {
+    package mutating func add(_ key: String, objects: [JSONLine]) {
         members.append("\(Self.quoted(key)):[" + objects.map(\.text).joined(separator: ",") + "]")
     }
 
-    public var text: String { "{" + members.joined(separator: ",") + "}" }
+    package var text: String { "{" + members.joined(separator: ",") + "}" }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259), and
     /// with them DEL, the C1 controls, U+2028, U+2029 and the bidi controls (``TerminalText/isControl(_:)``), which
     /// JSON allows raw but a terminal showing the line would act on.
-    public static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         var result = "\""
         for scalar in string.unicodeScalars {
             switch scalar {

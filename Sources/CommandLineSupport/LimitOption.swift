@@ -3,12 +3,12 @@ import ArgumentParser
 /// The rule for size and count limits on the command line: a limit is a
 /// limit. `0` is a usage error (exit 64), never "no limit"; an option that
 /// may be lifted takes the word `unlimited` (see ``Liftable``), and says so in its help.
-public enum LimitOption {
+package enum LimitOption {
     /// Throws a usage error naming `option` unless `value` is at least 1.
     /// - Parameters:
     ///   - unit: what one is, for the message (`"byte"`, `"second"`).
     ///   - liftable: whether the option takes `unlimited` (the message then says so).
-    public static func validate(_ value: Int, _ option: String, unit: String? = nil, liftable: Bool = false) throws {
+    package static func validate(_ value: Int, _ option: String, unit: String? = nil, liftable: Bool = false) throws {
         guard value < 1 else { return }
         let least = unit.map { "1 \($0)" } ?? "1"
         let lift = liftable ? "; say unlimited for no limit" : ""
@@ -17,11 +17,11 @@ public enum LimitOption {
 }
 
 /// A limit that may be lifted: a value, or the word `unlimited`.
-public enum Liftable<Value: ExpressibleByArgument & CustomStringConvertible & Sendable>: ExpressibleByArgument, CustomStringConvertible, Sendable {
+package enum Liftable<Value: ExpressibleByArgument & CustomStringConvertible & Sendable>: ExpressibleByArgument, CustomStringConvertible, Sendable {
     case limit(Value)
     case unlimited
 
-    public init?(argument: String) {
+    package init?(argument: String) {
         if argument == "unlimited" {
             self = .unlimited
         } else if let value = Value(argument: argument) {
@@ -32,10 +32,10 @@ public enum Liftable<Value: ExpressibleByArgument & CustomStringConvertible & Se
     }
 
     /// The value, or `nil` when unlimited.
-    public var value: Value? {
+    package var value: Value? {
         if case let .limit(value) = self { return value }
         return nil
     }
 
-    public var description: String { value?.description ?? "unlimited" }
+    package var description: String { value?.description ?? "unlimited" }
 }

@@ -6,9 +6,9 @@ import Darwin
 #endif
 
 /// This process's memory, as the kernel counts it.
-public enum ProcessMemory {
+package enum ProcessMemory {
     /// How a process uses memory, for tuning glibc's allocator to it.
-    public enum Workload: Sendable {
+    package enum Workload: Sendable {
         /// A batch that allocates and frees as it goes (`warm`): one malloc arena
         /// for all threads, so a block one thread frees serves the next
         /// allocation on any. Measured on `warm` over 1,000 images (2026-11-23,
@@ -30,7 +30,7 @@ public enum ProcessMemory {
     /// the work starts threads: each thread that allocates gets an arena, and
     /// limiting arenas after that comes too late (a call at the start of
     /// `warm`'s `run()` left its peak at 50 MiB).
-    public static func tuneAllocator(for workload: Workload) {
+    package static func tuneAllocator(for workload: Workload) {
         switch workload {
         case .batch:
             cm_limit_arenas(1)
@@ -44,7 +44,7 @@ public enum ProcessMemory {
     /// `VmHWM` from /proc on Linux. Not `getrusage`'s `ru_maxrss`, which a
     /// process started by `posix_spawn` inherits from its parent: the child runs
     /// in the parent's memory until `exec`, and `exec` keeps that peak.
-    public static var peakResidentBytes: Int {
+    package static var peakResidentBytes: Int {
         #if canImport(Glibc)
         if let highWater = statusField("VmHWM:") { return highWater }
         #endif
@@ -64,7 +64,7 @@ public enum ProcessMemory {
     }
 
     /// Resident memory now, in bytes (`VmRSS` from /proc on Linux; the peak elsewhere).
-    public static var residentBytes: Int {
+    package static var residentBytes: Int {
         #if canImport(Glibc)
         return statusField("VmRSS:") ?? peakResidentBytes
         #else

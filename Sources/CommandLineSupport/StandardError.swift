@@ -6,8 +6,8 @@ import Darwin
 
 /// Prints to stderr with one `write(2)` a call: unbuffered, safe from any
 /// thread, and no shared `FILE *` (which strict concurrency rightly refuses).
-public enum StandardError {
-    public static func print(_ text: String) {
+package enum StandardError {
+    package static func print(_ text: String) {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {

@@ -3,7 +3,7 @@ import ThumbnailKit
 
 /// `--shard 2/4`: slice 2 (from 0) of 4.
 extension WarmShard: ExpressibleByArgument {
-    public init?(argument: String) {
+    package init?(argument: String) {
         self.init(parsing: argument)
     }
 }

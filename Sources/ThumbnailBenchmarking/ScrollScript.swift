@@ -2,17 +2,17 @@ import ThumbnailKit
 
 /// How a simulated user scrolls: a window of visible rows moving through the
 /// list at a steady speed, prefetching ahead of it.
-public struct ScrollScript: Sendable, Hashable {
+package struct ScrollScript: Sendable, Hashable {
     /// Rows on screen at once. Default: 10.
-    public var visibleRows: Int
+    package var visibleRows: Int
     /// Rows prefetched ahead of the visible ones, in the direction of travel. Default: 10.
-    public var prefetchDistance: Int
+    package var prefetchDistance: Int
     /// Speed of the scroll. Default: 4 rows a second (reading speed).
-    public var rowsPerSecond: Double
+    package var rowsPerSecond: Double
     /// Whether the scroll comes back up to the top after reaching the bottom. Default: `false`.
-    public var returnsToTop: Bool
+    package var returnsToTop: Bool
 
-    public init(visibleRows: Int = 10, prefetchDistance: Int = 10, rowsPerSecond: Double = 4,
+    package init(visibleRows: Int = 10, prefetchDistance: Int = 10, rowsPerSecond: Double = 4,
                 returnsToTop: Bool = false) {
         precondition(visibleRows >= 1 && prefetchDistance >= 0 && rowsPerSecond > 0)
         self.visibleRows = visibleRows

@@ -10,7 +10,7 @@ import ThumbnailKit
 /// provider's memory cost is sampled. Cells are watched through their
 /// ``ThumbnailRowLoader`` content; cells without one are only counted. After the last step, the simulator waits
 /// for the rows still on screen to finish loading.
-@MainActor public final class ScrollSimulator {
+@MainActor package final class ScrollSimulator {
     private let list: ListController
     private let work: any ThumbnailWorkReporting
     private let verify: (Int, Thumbnail) -> Bool
@@ -23,7 +23,7 @@ import ThumbnailKit
     /// - Parameters:
     ///   - work: what the rows' provider holds and has done (a ``ThumbnailPipeline``).
     ///   - verify: whether a thumbnail is the image of a row (by its pixels, say).
-    public init(list: ListController, observing work: any ThumbnailWorkReporting,
+    package init(list: ListController, observing work: any ThumbnailWorkReporting,
                 verify: @escaping (_ row: Int, Thumbnail) -> Bool) {
         self.list = list
         self.work = work
@@ -33,7 +33,7 @@ import ThumbnailKit
     /// Runs `script` to its end (cancelling the calling task stops it early).
     /// - Parameter afterEachStep: called with the visible rows after each step
     ///   (a strategy that releases what is far from them, say).
-    public func run(_ script: ScrollScript, afterEachStep: ((Range<Int>) -> Void)? = nil) async -> ScrollReport {
+    package func run(_ script: ScrollScript, afterEachStep: ((Range<Int>) -> Void)? = nil) async -> ScrollReport {
         report = ScrollReport()
         let before = work.workReport
         report.memoryCostLimit = before.memoryCostLimit

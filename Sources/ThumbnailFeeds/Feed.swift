@@ -1,15 +1,15 @@
 /// The images a feed lists, found in its items and resolved to absolute URLs.
-public struct Feed: Sendable, Hashable {
+package struct Feed: Sendable, Hashable {
     /// What the feed was recognised as, from its content.
-    public var format: FeedFormat
+    package var format: FeedFormat
     /// The feed's own title, when it has one.
-    public var title: String?
+    package var title: String?
     /// The items in the order of the feed; items without an image are left out.
-    public var items: [FeedItem]
+    package var items: [FeedItem]
     /// Image URLs the feed names but may not be fetched (a web feed pointing at local files).
-    public var refused: [RefusedImage]
+    package var refused: [RefusedImage]
 
-    public init(format: FeedFormat, title: String? = nil, items: [FeedItem], refused: [RefusedImage] = []) {
+    package init(format: FeedFormat, title: String? = nil, items: [FeedItem], refused: [RefusedImage] = []) {
         self.format = format
         self.title = title
         self.items = items
@@ -17,7 +17,7 @@ public struct Feed: Sendable, Hashable {
     }
 
     /// Every image URL of every item, each once, in order of first appearance.
-    public var uniqueImageURLs: [String] {
+    package var uniqueImageURLs: [String] {
         var seen = Set<String>()
         return items.flatMap(\.imageURLs).filter { seen.insert($0).inserted }
     }
@@ -25,44 +25,44 @@ public struct Feed: Sendable, Hashable {
 
 /// What a feed is beside its items, which ``FeedParser/parse(_:source:onItem:onRefused:)`` hands over
 /// one at a time.
-public struct FeedOutline: Sendable, Hashable {
+package struct FeedOutline: Sendable, Hashable {
     /// What the feed was recognised as, from its content.
-    public var format: FeedFormat
+    package var format: FeedFormat
     /// The feed's own title, when it has one.
-    public var title: String?
+    package var title: String?
 
-    public init(format: FeedFormat, title: String? = nil) {
+    package init(format: FeedFormat, title: String? = nil) {
         self.format = format
         self.title = title
     }
 }
 
 /// One entry of a feed: its title and its images (the first is the one a list shows).
-public struct FeedItem: Sendable, Hashable {
+package struct FeedItem: Sendable, Hashable {
     /// The item's title, else `nil` (a list shows the image's file name).
-    public var title: String?
+    package var title: String?
     /// Absolute `http(s)://` or `file://` URLs, at least one, without duplicates.
-    public var imageURLs: [String]
+    package var imageURLs: [String]
 
-    public init(title: String?, imageURLs: [String]) {
+    package init(title: String?, imageURLs: [String]) {
         self.title = title
         self.imageURLs = imageURLs
     }
 }
 
 /// An image URL a feed names that its source may not point at.
-public struct RefusedImage: Sendable, Hashable {
-    public var url: String
-    public var reason: String
+package struct RefusedImage: Sendable, Hashable {
+    package var url: String
+    package var reason: String
 
-    public init(url: String, reason: String) {
+    package init(url: String, reason: String) {
         self.url = url
         self.reason = reason
     }
 }
 
 /// The feed formats recognised, from the content (never the URL).
-public enum FeedFormat: String, Sendable, Hashable, CaseIterable {
+package enum FeedFormat: String, Sendable, Hashable, CaseIterable {
     /// JSON Feed 1.0/1.1 (`version` starting with `https://jsonfeed.org/version/`).
     case jsonFeed = "JSON Feed"
     /// RSS 2.0, with enclosures and Media RSS.

@@ -1,6 +1,6 @@
 /// Why a document could not be read as a feed. Each description says where, e.g.
 /// "malformed JSON at line 3, column 14: expected “,” or “}” after an object member, found “]”".
-public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `source` is not an `http(s)://` URL, a `file://` URL or a path, so relative image URLs cannot be resolved.
     case invalidSource(source: String, reason: String)
     /// The JSON is not well-formed; line and column (from 1, counting characters) of the first error.
@@ -25,7 +25,7 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The document could not be read back from where it was kept while parsing (a temporary file).
     case unreadable(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidSource(let source, let reason):
             "invalid feed source “\(source)”: \(reason)"

@@ -19,10 +19,10 @@ import Darwin
 /// the declaration, once the document is decoded, and parsing stops there: feeds do not need entities, and
 /// the libxml2 here does not stop one large entity referenced many times. External DTDs and entities are
 /// never loaded.
-public struct FeedParser: Sendable {
+package struct FeedParser: Sendable {
     /// The dot-separated path to each object's image URL in plain JSON, e.g. `media.large.href`, or `nil`
     /// (the default) to try the usual keys (`image`, `imageURL`, `url`, `thumbnail`, `src`, …).
-    public var imageKeyPath: String?
+    package var imageKeyPath: String?
 
     /// - Parameter imageKeyPath: For plain JSON only, the dot-separated path to each object's image URL
     ///   (e.g. `media.large.href`; a numeric part indexes an array, as in `images.0.url`). Objects without
@@ -30,7 +30,7 @@ public struct FeedParser: Sendable {
     ///   `imageUrl`, `image_url`, `url`, `thumbnail`, `thumbnailUrl`, `thumbnail_url`, `src` that holds a
     ///   URL string (or an object with a `url` or `src` string). JSON Feed, RSS and Atom ignore it: their
     ///   specs fix where images are.
-    public init(imageKeyPath: String? = nil) {
+    package init(imageKeyPath: String? = nil) {
         self.imageKeyPath = imageKeyPath
     }
 
@@ -48,13 +48,13 @@ public struct FeedParser: Sendable {
     /// - Throws: `FeedError`: malformed JSON or XML with the line and column, an unexpected structure with
     ///   its JSON path, an unrecognised format, refused XML, `noImages` when no item names an image, or
     ///   `libraryUnavailable` when libxml2 (for XML) or libcurl (for web URLs) cannot be loaded.
-    public func parse(_ bytes: [UInt8], source: String) throws(FeedError) -> Feed {
+    package func parse(_ bytes: [UInt8], source: String) throws(FeedError) -> Feed {
         try parse(FeedBytes(bytes), source: source)
     }
 
     /// The images of the feed in `document` (in memory or in a file), all held at once, as
     /// ``parse(_:source:)-([UInt8],_)`` reads them.
-    public func parse(_ document: FeedBytes, source: String) throws(FeedError) -> Feed {
+    package func parse(_ document: FeedBytes, source: String) throws(FeedError) -> Feed {
         var items: [FeedItem] = []
         var refused: [RefusedImage] = []
         var alreadyRefused = Set<RefusedImage>()
@@ -76,7 +76,7 @@ public struct FeedParser: Sendable {
     /// - Returns: The feed's format and title.
     /// - Throws: As ``parse(_:source:)-([UInt8],_)``, and ``FeedError/unreadable(reason:)`` when the
     ///   document cannot be read.
-    public func parse(_ document: FeedBytes, source: String, onItem: (FeedItem) -> Void,
+    package func parse(_ document: FeedBytes, source: String, onItem: (FeedItem) -> Void,
                       onRefused: (RefusedImage) -> Void) throws(FeedError) -> FeedOutline {
         let origin = try FeedSource(source, currentDirectory: Self.currentDirectory)
         var namesAnImage = false

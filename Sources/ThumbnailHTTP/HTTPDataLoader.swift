@@ -55,7 +55,7 @@ public final class HTTPDataLoader: DataLoading {
         /// machine's or its network's private services through it; ``any`` for a
         /// local feed (a file or path) or one on `localhost` or a private or
         /// loopback address literal, which the user chose on their own machine or network.
-        public static func `default`(forFeedAt location: String) -> AddressPolicy {
+        package static func `default`(forFeedAt location: String) -> AddressPolicy {
             guard SchemeRoutingDataLoader.isWebURL(location) else { return .any }
             let authority = location.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true).dropFirst().first ?? ""
             var host = String(authority.split(separator: "@").last ?? "")
@@ -70,7 +70,7 @@ public final class HTTPDataLoader: DataLoading {
         }
 
         /// Whether ``publicOnly`` refuses a numeric IPv4 or IPv6 address; `nil` when `address` is not one.
-        public static func isPrivate(_ address: String) -> Bool? {
+        package static func isPrivate(_ address: String) -> Bool? {
             switch cf_address_is_private(address) {
             case 1: true
             case 0: false
@@ -142,10 +142,10 @@ public final class HTTPDataLoader: DataLoading {
 
     /// Body bytes this loader's transfers hold in memory now (queued or being
     /// written to a sink). Never more than ``Configuration/bufferCapacity`` per transfer.
-    public var bufferedBodyBytes: Int { usage.current }
+    package var bufferedBodyBytes: Int { usage.current }
 
     /// The most ``bufferedBodyBytes`` has been.
-    public var peakBufferedBodyBytes: Int { usage.peak }
+    package var peakBufferedBodyBytes: Int { usage.peak }
 
     public func load(_ request: DataRequest, into sink: any BodySink,
                      progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> ResponseHead {

@@ -8,7 +8,7 @@ import Darwin
 /// open file (a feed spooled to disk as it arrived), so a document of tens of megabytes is never held
 /// whole. JSON is read twice (its structure, then its items) and an error's line and column are counted
 /// by reading again up to it.
-public struct FeedBytes: Sendable {
+package struct FeedBytes: Sendable {
     private enum Storage: Sendable {
         case memory([UInt8])
         case file(descriptor: Int32)
@@ -16,17 +16,17 @@ public struct FeedBytes: Sendable {
 
     private let storage: Storage
     /// The document's length in bytes.
-    public let count: Int
+    package let count: Int
 
     /// A document held in memory.
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         storage = .memory(bytes)
         count = bytes.count
     }
 
     /// The first `count` bytes of the open file `descriptor`, read with `pread` (its offset is left
     /// alone). The caller keeps it open while parsing, and closes it.
-    public init(fileDescriptor descriptor: Int32, count: Int) {
+    package init(fileDescriptor descriptor: Int32, count: Int) {
         storage = .file(descriptor: descriptor)
         self.count = count
     }

@@ -69,7 +69,7 @@ public struct S3Configuration: Sendable, Hashable {
     /// segments are resolved), so empty, `.` and `..` segments and control characters are
     /// refused, and the bucket is letters, digits, `.`, `-` and `_`.
     /// - Throws: ``S3Error/invalidLocation(_:reason:)`` saying what is wrong.
-    public static func validate(location: String) throws(S3Error) {
+    package static func validate(location: String) throws(S3Error) {
         _ = try parse(location: location)
     }
 

@@ -1,5 +1,5 @@
-/// Why an S3 request failed.
-public enum S3Error: Error, Sendable, Hashable, CustomStringConvertible {
+/// Why an S3 request failed. A pipeline's ``ThumbnailError`` files it under `store`.
+public enum S3Error: ObjectStoreError, Sendable, Hashable, CustomStringConvertible {
     /// The store is not configured well enough to ask it anything (credentials, metadata it cannot sign).
     case configuration(String)
     /// A store location (`s3://BUCKET/PREFIX`), or a key below it, that would not stay where it

@@ -55,7 +55,7 @@ public final class S3ObjectStore: ObjectStore {
     }
 
     /// Requests sent so far (for tests and summaries).
-    public var requestCount: Int { requests.load(ordering: .relaxed) }
+    package var requestCount: Int { requests.load(ordering: .relaxed) }
 
     /// Objects written so far (PUTs the store accepted).
     public var objectsWritten: Int { puts.load(ordering: .relaxed) }

@@ -74,15 +74,15 @@ public final class DiskCache: Sendable {
     }
 
     /// What ``verify(repair:)`` found.
-    public struct VerificationReport: Sendable {
+    package struct VerificationReport: Sendable {
         /// Entries read and checked.
-        public var checked = 0
+        package var checked = 0
         /// Files that failed their check, with the reason.
-        public var damaged: [(path: String, reason: String)] = []
+        package var damaged: [(path: String, reason: String)] = []
         /// Whether the damaged files were removed.
-        public var repaired = false
+        package var repaired = false
         /// Symbolic links in the namespaces' folders: not followed, not checked.
-        public var symbolicLinks: [String] = []
+        package var symbolicLinks: [String] = []
     }
 
     /// The cache directory.
@@ -106,23 +106,23 @@ public final class DiskCache: Sendable {
     private let imageTracker = ImageEvictionTracker()
 
     /// Entries this process removed to stay within the size limit.
-    public struct Evictions: Sendable, Hashable {
-        public var entries = 0
-        public var bytes = 0
+    package struct Evictions: Sendable, Hashable {
+        package var entries = 0
+        package var bytes = 0
     }
 
     /// Images this process stored or found (an entry written with a URL in its
     /// metadata, or one ``indexHoldsEntry(forKey:in:ofImage:)`` found) of which
     /// it then evicted the original or a thumbnail to make room: they are no
     /// longer cached, though this process cached them.
-    public struct ImageEvictions: Sendable, Hashable {
+    package struct ImageEvictions: Sendable, Hashable {
         /// Images with an entry evicted, each counted once.
-        public var images = 0
+        package var images = 0
         /// The bytes on disk of every entry of those images this process
         /// stored or found, evicted or not: about what the cache needs to hold them all.
-        public var bytesNeeded = 0
+        package var bytesNeeded = 0
 
-        public init(images: Int = 0, bytesNeeded: Int = 0) {
+        package init(images: Int = 0, bytesNeeded: Int = 0) {
             self.images = images
             self.bytesNeeded = bytesNeeded
         }
@@ -186,7 +186,7 @@ public final class DiskCache: Sendable {
     /// verifies it; an entry found damaged then is removed and reported as a
     /// miss). One `lstat` in its shard folder, which is opened without
     /// following a symbolic link.
-    public func containsEntry(forKey key: String, in namespace: Namespace) -> Bool {
+    package func containsEntry(forKey key: String, in namespace: Namespace) -> Bool {
         fileStatus(of: location(of: key, in: namespace).id) != nil
     }
 
@@ -208,10 +208,10 @@ public final class DiskCache: Sendable {
     }
 
     /// What this process has evicted so far, to respect ``sizeLimit``.
-    public var evictions: Evictions { evictedByThisProcess.withLock { $0 } }
+    package var evictions: Evictions { evictedByThisProcess.withLock { $0 } }
 
     /// The images this process cached and then evicted itself, to make room for others.
-    public var imageEvictions: ImageEvictions { imageTracker.evictions }
+    package var imageEvictions: ImageEvictions { imageTracker.evictions }
 
     /// Stores `bytes` under `key`, replacing any earlier entry, removing least
     /// recently used entries first if the limit requires it, or if the file
@@ -249,7 +249,7 @@ public final class DiskCache: Sendable {
     /// entry only when committed. Its writes make room as ``store(_:forKey:in:metadata:)``'s do.
     /// - Throws: ``DiskCacheError/storageFull(_:_:)``, ``DiskCacheError/writeFailed(_:reason:)``,
     ///   ``DiskCacheError/notAFolder(_:symbolicLink:)``.
-    public func makeEntryWriter(forKey key: String, in namespace: Namespace,
+    package func makeEntryWriter(forKey key: String, in namespace: Namespace,
                                 metadata: DiskCacheMetadata = DiskCacheMetadata()) throws -> DiskCacheEntryWriter {
         let (id, path) = location(of: key, in: namespace)
         var stamped = metadata
@@ -328,7 +328,7 @@ public final class DiskCache: Sendable {
     /// (`ENOSPC`, `EDQUOT`): before each retry, least recently used entries
     /// worth at least the bytes being written are evicted. A write past the
     /// file size limit (`EFBIG`) is not retried: eviction cannot help it.
-    public static let writeAttemptsWhenFull = 3
+    package static let writeAttemptsWhenFull = 3
 
     /// Runs `write`, which must be safe to repeat; when the file system is out
     /// of room, evicts entries worth `bytes` (never `id`, nor an entry open in
@@ -455,7 +455,7 @@ public final class DiskCache: Sendable {
     /// Reads every entry file in the directory and checks it, a piece at a
     /// time (an original is never held whole); with `repair`, removes the
     /// damaged ones. Symbolic links are reported, never followed.
-    public func verify(repair: Bool) throws -> VerificationReport {
+    package func verify(repair: Bool) throws -> VerificationReport {
         var report = VerificationReport()
         var damagedIDs: [String] = []
         try walk.forEach { found in

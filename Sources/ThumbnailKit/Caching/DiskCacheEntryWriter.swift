@@ -76,7 +76,7 @@ public final class DiskCacheEntryWriter: Sendable {
     deinit { discard() }
 
     /// Payload bytes written so far.
-    public var payloadBytes: Int { state.withLock { $0.payloadBytes } }
+    package var payloadBytes: Int { state.withLock { $0.payloadBytes } }
 
     /// Appends payload bytes; on a full file system, evicts entries to make
     /// room as ``DiskCache/store(_:forKey:in:metadata:)`` does.
@@ -84,7 +84,7 @@ public final class DiskCacheEntryWriter: Sendable {
     ///   evicting, a file size limit), ``DiskCacheError/writeFailed(_:reason:)``,
     ///   ``DiskCacheError/entryTooLarge(bytes:limit:)`` once the entry could no
     ///   longer fit the cache's limit.
-    public func append(_ bytes: UnsafeRawBufferPointer) throws {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws {
         try state.withLock { state in
             precondition(!state.headerWritten && !state.isClosed, "append after finishing the entry")
             let end = DiskCacheEntryFormat.headerSize + metadataLength + state.payloadBytes
@@ -105,7 +105,7 @@ public final class DiskCacheEntryWriter: Sendable {
     }
 
     /// The payload written so far, readable in place (to decode it before committing).
-    public var payload: FileRegion {
+    package var payload: FileRegion {
         state.withLock { state in
             FileRegion(descriptor: state.descriptor, offset: DiskCacheEntryFormat.headerSize + metadataLength,
                        length: state.payloadBytes)
@@ -115,7 +115,7 @@ public final class DiskCacheEntryWriter: Sendable {
     /// Completes the file and renames it into place as the entry, evicting
     /// what the cache's limit requires.
     /// - Throws: ``DiskCacheError``; the temporary file is then gone.
-    public func commit() throws {
+    package func commit() throws {
         let onDisk = try state.withLock { state -> Int in
             precondition(!state.headerWritten && !state.isClosed, "commit twice, or after discard")
             state.headerWritten = true
@@ -139,7 +139,7 @@ public final class DiskCacheEntryWriter: Sendable {
     }
 
     /// Removes the temporary file; nothing of it remains. Safe to call more than once.
-    public func discard() {
+    package func discard() {
         state.withLock { state in
             guard !state.isClosed else { return }
             state.isClosed = true
@@ -155,7 +155,7 @@ public struct FileRegion: Sendable, Hashable {
     public let offset: Int
     public let length: Int
 
-    public init(descriptor: Int32, offset: Int, length: Int) {
+    package init(descriptor: Int32, offset: Int, length: Int) {
         self.descriptor = descriptor
         self.offset = offset
         self.length = length

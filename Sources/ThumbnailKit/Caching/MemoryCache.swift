@@ -11,6 +11,10 @@ import Synchronization
 /// cache synchronously while it is being configured, so a hit must not cost
 /// an `await`, and every critical section is O(1).
 ///
+/// The pipeline's memory tier; its operations are `package` (this package's
+/// benchmarks and tests use them), and apps read its ``Statistics`` through
+/// `ThumbnailPipeline.memoryStatistics`.
+///
 /// ```swift
 /// let cache = MemoryCache<ThumbnailKey, Thumbnail>(costLimit: 32 << 20)
 /// cache.insert(thumbnail, forKey: key, cost: thumbnail.byteCount)
@@ -54,11 +58,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The budget in cost units (bytes for thumbnails). The total never exceeds it.
-    public let costLimit: Int
+    @usableFromInline package let costLimit: Int
     /// The most entries kept, or `nil` for no count limit.
-    public let countLimit: Int?
+    @usableFromInline package let countLimit: Int?
     /// The largest cost one entry may have to be stored: `costLimit × maximumEntryFraction`.
-    public let maximumEntryCost: Int
+    @usableFromInline package let maximumEntryCost: Int
     @usableFromInline let state = Mutex(State())
 
     /// - Parameters:
@@ -67,7 +71,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - maximumEntryFraction: the largest share of the budget one entry may take
     ///     (default 1: anything that fits at all). A smaller share keeps one huge
     ///     image from flushing the whole cache.
-    public init(costLimit: Int, countLimit: Int? = nil, maximumEntryFraction: Double = 1) {
+    package init(costLimit: Int, countLimit: Int? = nil, maximumEntryFraction: Double = 1) {
         precondition(costLimit >= 0, "costLimit must not be negative")
         precondition(countLimit.map { $0 >= 0 } ?? true, "countLimit must not be negative")
         precondition(maximumEntryFraction > 0 && maximumEntryFraction <= 1, "maximumEntryFraction must be in (0, 1]")
@@ -78,7 +82,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// The value for `key`, which becomes the most recently used; counts a hit or a miss.
     @inlinable
-    public func value(forKey key: Key) -> Value? {
+    package func value(forKey key: Key) -> Value? {
         state.withLock { state in
             let value = state.entries.touch(key)
             if value == nil { state.statistics.misses += 1 } else { state.statistics.hits += 1 }
@@ -89,7 +93,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The value for `key`, which becomes the most recently used, counting a
     /// hit but never a miss: for a caller that shows what is there at once (a
     /// row being configured) and otherwise makes a request, which counts the miss.
-    public func peekValue(forKey key: Key) -> Value? {
+    package func peekValue(forKey key: Key) -> Value? {
         state.withLock { state in
             let value = state.entries.touch(key)
             if value != nil { state.statistics.hits += 1 }
@@ -104,7 +108,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   `key` is removed so a stale one cannot be served.
     @discardableResult
     @inlinable
-    public func insert(_ value: Value, forKey key: Key, cost: Int) -> Bool {
+    package func insert(_ value: Value, forKey key: Key, cost: Int) -> Bool {
         precondition(cost >= 0, "cost must not be negative")
         // Values leaving the cache are released after the lock, not inside it.
         var leaving: [Value] = []
@@ -132,7 +136,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Removes and returns the value for `key`.
     @discardableResult
     @inlinable
-    public func removeValue(forKey key: Key) -> Value? {
+    package func removeValue(forKey key: Key) -> Value? {
         state.withLock { state in
             let value = state.entries.remove(key)
             state.record()
@@ -141,7 +145,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Removes every entry; the counters of hits, misses and evictions stay.
-    public func removeAll() {
+    package func removeAll() {
         var leaving = state.withLock { state in
             let entries = state.entries
             state.entries.removeAll()
@@ -153,7 +157,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Evicts least recently used entries until the total cost is at most `cost`
     /// (for memory pressure, or to shrink the budget for a while).
-    public func trim(toCost cost: Int) {
+    package func trim(toCost cost: Int) {
         var leaving: [Value] = []
         state.withLock { state in
             while state.entries.totalCost > max(cost, 0), let evicted = state.entries.removeOldest() {
@@ -166,12 +170,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// A snapshot of the counters.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         state.withLock { $0.statistics }
     }
 
     /// Keys from most to least recently used (a snapshot, for diagnostics and tests).
-    public var keysByRecency: [Key] {
+    package var keysByRecency: [Key] {
         state.withLock { $0.entries.keysByRecency }
     }
 }

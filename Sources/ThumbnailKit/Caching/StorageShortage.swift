@@ -16,7 +16,7 @@ public enum StorageShortage: Sendable, Hashable, CustomStringConvertible {
     case fileSizeLimit
 
     /// The shortage an `errno` value means, or `nil` for any other error.
-    public init?(errno code: Int32) {
+    package init?(errno code: Int32) {
         switch code {
         case ENOSPC: self = .diskFull
         case EDQUOT: self = .quotaExceeded
@@ -33,7 +33,7 @@ public enum StorageShortage: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether removing cache entries can make room: it can on a full disk or
     /// quota, never for a single file larger than the file size limit.
-    public var isRelievedByEviction: Bool { self != .fileSizeLimit }
+    package var isRelievedByEviction: Bool { self != .fileSizeLimit }
 
     /// "disk full (No space left on device)".
     public var description: String {

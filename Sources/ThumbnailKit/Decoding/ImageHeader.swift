@@ -26,7 +26,7 @@ public struct ImageHeader: Sendable, Hashable {
     /// that alpha is compressed losslessly; 0 where decoding runs a few rows at
     /// a time. A progressive JPEG's coefficients depend on the DCT scale and are
     /// not counted here (see ``ThumbnailDecoder/wholeImageBufferBytes(for:)``).
-    public let wholeImageBytesPerPixel: Int
+    package let wholeImageBytesPerPixel: Int
 
     /// Width once EXIF orientation is applied (orientations 5…8 swap the sides).
     public var orientedWidth: Int { (5...8).contains(orientation) ? height : width }

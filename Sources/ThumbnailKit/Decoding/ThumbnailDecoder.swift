@@ -114,7 +114,7 @@ public struct ThumbnailDecoder: Sendable {
     /// were subsampled; a WebP's ``ImageHeader/wholeImageBytesPerPixel`` for
     /// every pixel of its canvas (4 for lossless). Upper bounds. 0 for
     /// everything else, which decodes a few rows at a time.
-    public func wholeImageBufferBytes(for header: ImageHeader) -> Int {
+    package func wholeImageBufferBytes(for header: ImageHeader) -> Int {
         guard header.format == .jpeg else { return header.width * header.height * header.wholeImageBytesPerPixel }
         guard header.isProgressive else { return 0 }
         let blocks = (header.width + 7) / 8 * ((header.height + 7) / 8) * header.components

@@ -57,7 +57,7 @@ public struct ThumbnailSize: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `256` (a square) or `320x200` (a box). Returns `nil` for anything else.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         let numbers = parts.compactMap { Int($0) }
         guard numbers.count == parts.count, numbers.allSatisfy({ $0 > 0 && $0 <= 65_535 }) else { return nil }

@@ -13,7 +13,7 @@
     /// What the row's data source shows in the cell besides its title; reset on reuse, not dropped.
     public private(set) var content: (any ReusableContent)?
     /// How many times the cell has been handed to a row.
-    public internal(set) var useCount = 0
+    package internal(set) var useCount = 0
 
     init(id: Int) {
         self.id = id

@@ -29,7 +29,7 @@
     /// The rows on screen now.
     public private(set) var visibleRows: Range<Int> = 0..<0
     /// Cells made so far: the size of the pool.
-    public private(set) var cellCount = 0
+    package private(set) var cellCount = 0
 
     /// - Parameter rows: the rows; what their cells show, and where it comes
     ///   from, is up to their data sources.
@@ -97,6 +97,14 @@
         }.sorted())
         prefetcher.prefetch(rows: wanted.sorted { distanceFromVisible($0) < distanceFromVisible($1) })
         letGoOfIdleRows()
+    }
+
+    /// The controller of row `index`: the list's own while the row is visible or prefetching (the
+    /// one whose prefetch the list stops), else one the row factory makes now, which the list does
+    /// not keep. `nil` outside `0..<rowCount`.
+    public func row(at index: Int) -> RowController? {
+        guard (0..<rowCount).contains(index) else { return nil }
+        return liveRows[index] ?? makeRow(index)
     }
 
     /// The controller of `row`: the live one, or a new one that stays live until ``letGoOfIdleRows()``.

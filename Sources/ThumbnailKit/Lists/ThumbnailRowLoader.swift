@@ -130,10 +130,9 @@
                                             progress: AsyncStream<ThumbnailProgress>.Continuation) async -> LoadingState<Thumbnail>? {
         do {
             return .loaded(try await provider.thumbnail(for: request) { progress.yield($0) })
-        } catch is CancellationError {
-            return nil
         } catch {
-            return .failure(error)
+            // The pipeline's cancelled kind, or a plain CancellationError from another provider.
+            return ThumbnailError.isCancellation(error) ? nil : .failure(error)
         }
     }
 }

@@ -1,29 +1,29 @@
 /// The role "what a thumbnail provider holds and has done": read by a list's
 /// status line and by the benchmark harness, apart from ``ThumbnailProviding``
 /// so rows never depend on it. ``ThumbnailPipeline`` plays it.
-public protocol ThumbnailWorkReporting: Sendable {
+package protocol ThumbnailWorkReporting: Sendable {
     /// A snapshot taken now.
     var workReport: ThumbnailWorkReport { get }
 }
 
 /// A snapshot of a thumbnail provider's memory tier and counters.
-public struct ThumbnailWorkReport: Sendable, Hashable {
+package struct ThumbnailWorkReport: Sendable, Hashable {
     /// Bytes the memory tier holds now.
-    public var memoryCost = 0
+    package var memoryCost = 0
     /// The memory tier's budget, in bytes.
-    public var memoryCostLimit = 0
+    package var memoryCostLimit = 0
     /// Thumbnails the memory tier has evicted so far.
-    public var memoryEvictions = 0
+    package var memoryEvictions = 0
     /// Requests being worked on now.
-    public var inFlight = 0
+    package var inFlight = 0
     /// What the provider has done so far.
-    public var statistics = PipelineStatistics()
+    package var statistics = PipelineStatistics()
 
-    public init() {}
+    package init() {}
 }
 
 extension ThumbnailPipeline: ThumbnailWorkReporting {
-    public var workReport: ThumbnailWorkReport {
+    package var workReport: ThumbnailWorkReport {
         let memory = memoryCache.statistics
         var report = ThumbnailWorkReport()
         report.memoryCost = memory.totalCost

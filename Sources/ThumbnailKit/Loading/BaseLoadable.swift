@@ -22,7 +22,7 @@
     public var currentState: LoadingState<Value> { lifecycle.relay.value }
 
     /// Observers subscribed to ``state`` now; one that stops is removed at once.
-    public var observerCount: Int { lifecycle.relay.observerCount }
+    package var observerCount: Int { lifecycle.relay.observerCount }
 
     /// The work a load does. Called on the main actor, at most once at a time
     /// for the current load (a cancelled fetch may still be winding down

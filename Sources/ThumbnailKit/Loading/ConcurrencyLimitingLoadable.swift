@@ -57,7 +57,7 @@
     public var currentState: LoadingState<Value> { lifecycle.relay.value }
 
     /// Observers subscribed to ``state`` now; one that stops is removed at once.
-    public var observerCount: Int { lifecycle.relay.observerCount }
+    package var observerCount: Int { lifecycle.relay.observerCount }
 
     public func load() async {
         await lifecycle.load(showing: .loading(Self.waiting)) { [self] load in await loadInSlot(as: load) }

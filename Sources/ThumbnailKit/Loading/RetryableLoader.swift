@@ -54,9 +54,11 @@
     /// The default classification: a ``DataLoadingError`` is retried only when
     /// it is transient (a 503, a dropped connection, not a 404); a
     /// ``ThumbnailDecodingError`` never is (a corrupt image stays corrupt);
-    /// any other error is, as the loader cannot tell.
+    /// any other error is, as the loader cannot tell. A ``ThumbnailError`` is
+    /// judged by its underlying error.
     public static func isWorthRetrying(_ error: any Error) -> Bool {
         switch error {
+        case let error as ThumbnailError: isWorthRetrying(error.underlying)
         case let error as DataLoadingError: error.isTransient
         case is ThumbnailDecodingError: false
         default: true
@@ -68,7 +70,7 @@
     public var currentState: LoadingState<Value> { lifecycle.relay.value }
 
     /// Observers subscribed to ``state`` now; one that stops is removed at once.
-    public var observerCount: Int { lifecycle.relay.observerCount }
+    package var observerCount: Int { lifecycle.relay.observerCount }
 
     public func load() async {
         await lifecycle.load(showing: nil) { [self] load in await runAttempts(as: load) }

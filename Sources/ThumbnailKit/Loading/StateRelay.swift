@@ -35,7 +35,7 @@ public final class StateRelay<Value: Sendable>: Sendable {
     public var value: Value { state.withLock { $0.value } }
 
     /// Observers subscribed now.
-    public var observerCount: Int { state.withLock { $0.observers.count } }
+    package var observerCount: Int { state.withLock { $0.observers.count } }
 
     /// Replaces the value and delivers it to every observer.
     public func send(_ value: Value) {

@@ -37,7 +37,9 @@ extension ThumbnailPipeline {
         public var decoder: ThumbnailDecoder
         /// How thumbnails are encoded for the disk tier. Default: JPEG quality 85, PNG with alpha.
         public var encoder: ThumbnailEncoder
-        /// Where the pipeline says what it does: debug per request, warning per failure.
+        /// Where the pipeline says what it does: debug per request and per failure it throws (the
+        /// caller has the error); warning for what no caller hears of (a copy not stored, an
+        /// unreadable stored file dropped) and per retry.
         public var logger: Logger
 
         public init(dataLoader: any DataLoading = FileDataLoader(), diskCache: DiskCache? = nil,

@@ -121,18 +121,22 @@ public final class ThumbnailPipeline: Sendable {
     /// ``thumbnails(of:sizes:priority:cachePolicy:progress:)`` reports it.
     /// - Parameter progress: called with what the request is doing (bytes
     ///   arriving, a retry waiting, decoding), in order, on any thread.
-    /// - Throws: ``DataLoadingError``, ``ThumbnailDecodingError``, or
-    ///   `CancellationError` when the calling task is cancelled.
+    /// - Throws: ``ThumbnailError``, whose ``ThumbnailError/kind`` says what failed and whose
+    ///   ``ThumbnailError/underlying`` error says how (a ``DataLoadingError``, a
+    ///   ``ThumbnailDecodingError``, …); of kind ``ThumbnailError/Kind/cancelled`` when the
+    ///   calling task is cancelled, which is not counted as a failure.
     public func thumbnail(for request: ThumbnailRequest,
                           progress: (@Sendable (ThumbnailProgress) -> Void)? = nil) async throws -> Thumbnail {
         do {
             return try await tiers.front.thumbnail(for: request, progress: progress)
         } catch {
-            if !(error is CancellationError) {
+            let failure = ThumbnailError(error)
+            if failure.kind != .cancelled {
                 tiers.statistics.record { $0.failures += 1 }
-                logger.warning("failed", metadata: ["key": "\(request.key)", "error": "\(error)"])
+                // Debug, not warning: the caller has the error, and an app that handles it wants no stderr line.
+                logger.debug("failed", metadata: ["key": "\(request.key)", "error": "\(failure)"])
             }
-            throw error
+            throw failure
         }
     }
 

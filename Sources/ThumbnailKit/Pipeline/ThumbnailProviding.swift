@@ -9,8 +9,8 @@ public protocol ThumbnailProviding: Sendable {
     /// The thumbnail for `request`.
     /// - Parameter progress: called with what the request is doing (bytes
     ///   arriving, a retry waiting, decoding), in order, on any thread.
-    /// - Throws: the provider's errors, or `CancellationError` when the
-    ///   calling task is cancelled.
+    /// - Throws: the provider's errors (the pipeline's are ``ThumbnailError``); when the calling
+    ///   task is cancelled, one that ``ThumbnailError/isCancellation(_:)`` recognises.
     func thumbnail(for request: ThumbnailRequest,
                    progress: (@Sendable (ThumbnailProgress) -> Void)?) async throws -> Thumbnail
 }

@@ -202,7 +202,7 @@ public struct CacheWarmer: Sendable {
                 tally.received(added)
             }
             return .made(Made(bytes: received.withLock { $0 }, written: set.written.count, storageFailure: set.storageFailure))
-        } catch is CancellationError {
+        } catch let error where ThumbnailError.isCancellation(error) {
             // The work this leaves winds down first, so nothing of it is half done when the run returns.
             await pipeline.waitForAbandonedWork()
             return .cancelled(bytes: received.withLock { $0 })

@@ -1,5 +1,5 @@
 /// What warming one image did.
-public enum WarmOutcome: Sendable, Hashable {
+package enum WarmOutcome: Sendable, Hashable {
     /// The original and every requested thumbnail were on disk: nothing read, fetched or written.
     case alreadyCached
     /// Downloaded (this many body bytes), decoded once, stored.

@@ -9,7 +9,7 @@ public struct WarmProgress: Sendable, Hashable {
     /// Images failed so far.
     public var failures: Int
 
-    public init(done: Int, total: Int, bytesReceived: Int, failures: Int) {
+    package init(done: Int, total: Int, bytesReceived: Int, failures: Int) {
         self.done = done
         self.total = total
         self.bytesReceived = bytesReceived

@@ -27,7 +27,7 @@ public struct WarmReport: Sendable {
     /// How many failures ``failures`` lists.
     public static let keptFailures = 100
 
-    public init() {}
+    package init() {}
 
     /// Images done, whatever their outcome (not cancelled ones).
     public var finished: Int { fetched + alreadyCached + notModified + madeFromStoredOriginal + copiedToObjectStore + failed }

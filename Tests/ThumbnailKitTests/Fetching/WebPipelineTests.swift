@@ -40,8 +40,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let pipeline = ThumbnailPipeline(configuration: try .web(cacheDirectory: directory.path("cache"),
                                                                  http: .init(addressPolicy: .publicOnly)))
-        await #expect(throws: DataLoadingError.privateAddressRefused(server.url("/photo.jpg"), address: "127.0.0.1")) {
+        await #expect {
             try await pipeline.thumbnail(for: self.server.url("/photo.jpg"), size: 256)
+        } throws: {
+            ThumbnailError.matches($0, .fetch, DataLoadingError.privateAddressRefused(self.server.url("/photo.jpg"), address: "127.0.0.1"))
         }
         #expect(server.requestCount("/photo.jpg") == 0)
     }
@@ -94,8 +96,10 @@ import Testing
     @Test func withoutATransportEachWebRequestFailsSayingWhy() async throws {
         let loader = SchemeRoutingDataLoader(network: UnavailableDataLoader(reason: "libcurl: out of memory"))
         let pipeline = ThumbnailPipeline(configuration: .init(dataLoader: loader, retryPolicy: .never))
-        await #expect(throws: DataLoadingError.network(server.url("/photo.jpg"), reason: "libcurl: out of memory")) {
+        await #expect {
             try await pipeline.thumbnail(for: self.server.url("/photo.jpg"), size: 256)
+        } throws: {
+            ThumbnailError.matches($0, .fetch, DataLoadingError.network(self.server.url("/photo.jpg"), reason: "libcurl: out of memory"))
         }
         let local = try await pipeline.thumbnail(for: Fixtures.testImage("jpeg-baseline-420-gradient-256x192.jpg"), size: 64)
         #expect(local.width == 64)

@@ -203,4 +203,19 @@ import ThumbnailKit
         #expect(try await eventually { self.provider.cancelledURLs.filter { $0 == "0" }.count == 2 },
                 "row 0's prefetch and its cell's load stopped")
     }
+
+    @Test func rowAtIsTheLiveControllerWhileVisibleAndAFreshOneOtherwise() {
+        var made = 0
+        let list = ListController(rowCount: 10) { row in
+            made += 1
+            return RowController(ThumbnailRowController(request: request(row), title: "item \(row)", provider: provider))
+        }
+        list.display(rows: 2..<3)
+        let live = list.row(at: 2)?.dataSource as? ThumbnailRowController
+        #expect(live != nil && list.row(at: 2)?.dataSource as? ThumbnailRowController === live && made == 1)
+        let other = list.row(at: 5)?.dataSource as? ThumbnailRowController
+        #expect(other?.title == "item 5" && made == 2)
+        #expect(list.row(at: 5)?.dataSource as? ThumbnailRowController !== other, "a row not shown is not kept")
+        #expect(list.row(at: 10) == nil && list.row(at: -1) == nil && made == 3)
+    }
 }

@@ -121,6 +121,9 @@ import ThumbnailKit
         DataLoadingError.httpStatus("http://host/a.png", status: 404, retryAfter: nil),
         DataLoadingError.notFound("file:///a.png"),
         ThumbnailDecodingError.corrupt("bad Huffman code"),
+        // As a pipeline throws them: judged by the error beneath.
+        ThumbnailError(DataLoadingError.httpStatus("http://host/a.png", status: 404, retryAfter: nil)),
+        ThumbnailError(ThumbnailDecodingError.corrupt("bad Huffman code")),
     ]
 
     @Test(arguments: permanentFailures)

@@ -155,7 +155,7 @@ import ThumbnailHTTP
         let staying = Task { try await pipeline.thumbnail(for: self.request("/photo.jpg")) }
         #expect(try await eventually { firstBytes.withLock { $0 } })
         leaving.cancel()
-        await #expect(throws: CancellationError.self) { try await leaving.value }
+        await #expect { try await leaving.value } throws: { ThumbnailError.matches($0, .cancelled) }
         let thumbnail = try await staying.value
         #expect(thumbnail.width == 256)
         #expect(server.requestCount("/photo.jpg") == 1 && server.earlyCloseCount("/photo.jpg") == 0)
@@ -175,7 +175,9 @@ import ThumbnailHTTP
         ]
         #expect(try await eventually { firstBytes.withLock { $0 } })
         for waiter in waiters { waiter.cancel() }
-        for waiter in waiters { await #expect(throws: CancellationError.self) { try await waiter.value } }
+        for waiter in waiters {
+            await #expect { try await waiter.value } throws: { ThumbnailError.matches($0, .cancelled) }
+        }
         // Only a client that hung up before the end shows as an early close.
         #expect(try await eventually { self.server.earlyCloseCount("/photo.jpg") == 1 })
         #expect(server.requestCount("/photo.jpg") == 1)
@@ -217,8 +219,10 @@ import ThumbnailHTTP
     @Test func notFoundIsOneGETAndATypedError() async throws {
         server.route("/missing.jpg", .init(status: 404))
         let pipeline = try makePipeline()
-        await #expect(throws: DataLoadingError.httpStatus(server.url("/missing.jpg"), status: 404, retryAfter: nil)) {
+        await #expect {
             try await pipeline.thumbnail(for: self.request("/missing.jpg"))
+        } throws: {
+            ThumbnailError.matches($0, .fetch, DataLoadingError.httpStatus(self.server.url("/missing.jpg"), status: 404, retryAfter: nil))
         }
         #expect(server.requestCount("/missing.jpg") == 1)
         #expect(storedEntries == 0 && pipeline.statistics.failures == 1)
@@ -235,8 +239,9 @@ import ThumbnailHTTP
             do {
                 _ = try await pipeline.thumbnail(for: request(path))
                 Issue.record("\(path) decoded")
-            } catch let error as ThumbnailDecodingError {
-                #expect(!error.message.isEmpty)
+            } catch let error as ThumbnailError {
+                #expect(error.kind == .decode)
+                #expect((error.underlying as? ThumbnailDecodingError)?.message.isEmpty == false)
             }
             #expect(server.requestCount(path) == 1, "a corrupt image is never retried")
         }
@@ -252,8 +257,9 @@ import ThumbnailHTTP
         do {
             _ = try await pipeline.thumbnail(for: request("/photo.jpg"))
             Issue.record("a cut body decoded")
-        } catch let error as DataLoadingError {
-            #expect(error == .truncated(server.url("/photo.jpg"), received: 300_000, expected: photo.count))
+        } catch {
+            #expect(ThumbnailError.matches(error, .fetch, DataLoadingError.truncated(server.url("/photo.jpg"), received: 300_000,
+                                                                                     expected: photo.count)))
         }
         #expect(storedEntries == 0 && filesInCache.isEmpty, "\(filesInCache)")
         let thumbnail = try await pipeline.thumbnail(for: request("/photo.jpg"))
@@ -271,9 +277,11 @@ import ThumbnailHTTP
         server.route("/damaged.jpg", .init(body: damaged))
         let pipeline = try makePipeline(retryPolicy: .never)
 
-        await #expect(throws: DataLoadingError.truncated(server.url("/cut.jpg"), received: damaged.count - 100,
-                                                         expected: damaged.count)) {
+        await #expect {
             try await pipeline.thumbnail(for: self.request("/cut.jpg", size: 64))
+        } throws: {
+            ThumbnailError.matches($0, .fetch, DataLoadingError.truncated(self.server.url("/cut.jpg"), received: damaged.count - 100,
+                                                                          expected: damaged.count))
         }
         #expect(storedEntries == 0)
         #expect(try await eventually { self.filesInCache.isEmpty }, "\(filesInCache)")
@@ -303,10 +311,13 @@ import ThumbnailHTTP
         server.route("/huge.jpg", huge)
         let pipeline = try makePipeline()
         let bodyBytes = Mutex(0)
-        await #expect(throws: DataLoadingError.tooLarge(server.url("/huge.jpg"), bytes: 200_000_000, limit: 50_000_000)) {
+        await #expect {
             try await pipeline.thumbnail(for: self.request("/huge.jpg")) { progress in
                 if case let .fetching(transfer) = progress { bodyBytes.withLock { $0 += transfer.receivedBytes } }
             }
+        } throws: {
+            ThumbnailError.matches($0, .fetch, DataLoadingError.tooLarge(self.server.url("/huge.jpg"), bytes: 200_000_000,
+                                                                         limit: 50_000_000))
         }
         #expect(bodyBytes.withLock { $0 } == 0 && server.requestCount("/huge.jpg") == 1)
     }
