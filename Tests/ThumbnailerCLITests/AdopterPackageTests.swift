@@ -31,7 +31,7 @@ import ThumbnailKit
     @Test func theProgramConfiguresTheSharedPipelineThenUsesIt() throws {
         let code = try String(contentsOf: package.appendingPathComponent("Sources/Adopter/main.swift"), encoding: .utf8)
         let lines = code.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
-        #expect(lines.count <= 12 && lines.contains("import ThumbnailHTTP"), "\(code)")
+        #expect(lines.count <= 14 && lines.contains("import ThumbnailHTTP"), "\(code)")
         let configured = try #require(code.range(of: "ThumbnailPipeline.configureShared("), "\(code)")
         let used = try #require(code.range(of: "ThumbnailPipeline.shared."), "\(code)")
         #expect(configured.upperBound < used.lowerBound, "configured before its first use")
@@ -90,8 +90,16 @@ import ThumbnailKit
         #expect(server.requestCount("/photo.jpg") == 0)
     }
 
-    // The lead adds here: a 404, asked through the configured shared pipeline,
-    // is a typed ThumbnailError the program prints, with nothing on stderr.
+    /// A 404, asked through the configured shared pipeline, reaches the
+    /// program as a `ThumbnailError` of kind `fetch`, and nothing is written
+    /// to stderr: the app handles the failure, the library only logs it at debug.
+    @Test func aMissingImageIsATypedFetchErrorWithNothingOnStandardError() async throws {
+        server.route("/missing.jpg", TestHTTPServer.Behavior(status: 404))
+        let run = try await runAdopter([server.url("/missing.jpg"), cache.path("configured")])
+        #expect(run.status == 1, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("error: fetch: ") && run.standardOutput.contains("404"), "\(run.standardOutput)")
+        #expect(run.standardError.isEmpty, "\(run.standardError)")
+    }
 
     /// Builds the adopter package (incrementally after the first time) and runs
     /// it; `unprivileged`, as `nobody` when the tests run as root.
