@@ -26,16 +26,15 @@ import Testing
         }
     }
 
-    /// Red where x < third, blue where x ≥ 2 × third, green between, with a
-    /// white square at the centre; transposed (red top, blue bottom) when `portrait`.
-    static func bands(third: Int, portrait: Bool) throws -> [UInt8] {
-        let long = 3 * third, short = third
-        let image = RGBAImage(width: portrait ? short : long, height: portrait ? long : short) { x, y in
+    /// 300×99: red where x < 99, blue where x ≥ 198, green between, with a
+    /// white 27×27 square centred on the green band (x 135..<162, y 36..<63);
+    /// transposed (99×300, red top, blue bottom) when `portrait`.
+    static func bands(portrait: Bool) throws -> [UInt8] {
+        let image = RGBAImage(width: portrait ? 99 : 300, height: portrait ? 300 : 99) { x, y in
             let (along, across) = portrait ? (y, x) : (x, y)
-            if along < third { return (255, 0, 0, 255) }
-            if along >= 2 * third { return (0, 0, 255, 255) }
-            let centre = long / 2, half = third / 6
-            if abs(along - centre) < half && abs(across - short / 2) < half { return (255, 255, 255, 255) }
+            if along < 99 { return (255, 0, 0, 255) }
+            if along >= 198 { return (0, 0, 255, 255) }
+            if (135..<162).contains(along) && (36..<63).contains(across) { return (255, 255, 255, 255) }
             return (0, 255, 0, 255)
         }
         return try image.png()
@@ -46,7 +45,7 @@ import Testing
         // 300×99 covers 33×33 at 100×33: 67 px too wide, 33 cut on the left
         // (source x < 99, the red band exactly) and 34 on the right (the blue
         // band). One pixel off to either side shows red or blue at an edge.
-        let thumbnail = try ThumbnailDecoder(size: .fill(33)).decode(Self.bands(third: 99, portrait: portrait))
+        let thumbnail = try ThumbnailDecoder(size: .fill(33)).decode(Self.bands(portrait: portrait))
         try #require((thumbnail.width, thumbnail.height) == (33, 33))
         var colours: [String: Int] = [:]
         for y in 0..<33 {
@@ -61,12 +60,12 @@ import Testing
                 #expect(p.r == 0 && p.g == 255 && p.b == 0, "(\(x), \(y)) is \(p)")
             }
         }
-        // The white marker sits at the centre, symmetric within the odd crop.
+        // The white marker sits at the centre (output 12...20 both ways), symmetric within the odd crop.
         #expect(OrientationTests.colour(thumbnail.pixel(x: 16, y: 16)) == "white")
         let whiteColumns = (0..<33).filter { OrientationTests.colour(thumbnail.pixel(x: $0, y: 16)) == "white" }
         let whiteRows = (0..<33).filter { OrientationTests.colour(thumbnail.pixel(x: 16, y: $0)) == "white" }
-        #expect(whiteColumns.first.map { 32 - $0 } == whiteColumns.last, "\(whiteColumns)")
-        #expect(whiteRows.first.map { 32 - $0 } == whiteRows.last, "\(whiteRows)")
+        #expect(whiteColumns == Array(12...20), "\(whiteColumns)")
+        #expect(whiteRows == Array(12...20), "\(whiteRows)")
     }
 
     /// A JPEG stored `displayedHeight` wide and `displayedWidth` high with
