@@ -165,9 +165,10 @@ typedef struct ct_image_info {
 /** What a decode asks for. */
 typedef struct ct_decode_options {
     /**
-     * The box the thumbnail must fit in, after orientation. The aspect ratio is
-     * kept, each side is at least 1 px and an image is never upscaled. Zero in
-     * a dimension means unbounded there (0×0 decodes at full size).
+     * The box the thumbnail must fit in (or, with fill below, fill), after
+     * orientation. The aspect ratio is kept, each side is at least 1 px and an
+     * image is never upscaled. Zero in a dimension means unbounded there (0×0
+     * decodes at full size).
      */
     uint32_t max_width;
     uint32_t max_height;

@@ -17,9 +17,9 @@ public struct ThumbnailSize: Sendable, Hashable, CustomStringConvertible {
         case fill
     }
 
-    /// Maximum width in pixels; `nil` for unbounded.
+    /// Maximum width in pixels (a fill's width); `nil` for unbounded.
     public var maxWidth: Int?
-    /// Maximum height in pixels; `nil` for unbounded.
+    /// Maximum height in pixels (a fill's height); `nil` for unbounded.
     public var maxHeight: Int?
     /// Fit inside the box or fill it. Default: ``Mode/fit``.
     public var mode: Mode = .fit
