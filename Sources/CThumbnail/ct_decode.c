@@ -58,8 +58,8 @@ static ct_format ct_sniff_input(ct_input *input) {
     return format;
 }
 
-static ct_status ct_decode_input(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
-                                 ct_error *error) {
+static ct_status ct_decode_format(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                                  ct_error *error) {
     switch (ct_sniff_input(input)) {
     case CT_FORMAT_JPEG: return ct_jpeg_decode(input, options, thumbnail, error);
     case CT_FORMAT_PNG: return ct_png_decode(input, options, thumbnail, error);
@@ -69,6 +69,13 @@ static ct_status ct_decode_input(ct_input *input, const ct_decode_options *optio
     }
     if (input->read_error) return ct_fail(error, CT_IO_ERROR, "could not read the input");
     return ct_fail(error, CT_UNSUPPORTED_FORMAT, CT_UNRECOGNISED_MESSAGE);
+}
+
+/* Every decoder leaves a fill at its (oriented) cover size; the crop to the box is the same for all. */
+static ct_status ct_decode_input(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                                 ct_error *error) {
+    ct_status status = ct_decode_format(input, options, thumbnail, error);
+    return status == CT_OK ? ct_crop_to_fill(options, thumbnail, error) : status;
 }
 
 ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_options *options,

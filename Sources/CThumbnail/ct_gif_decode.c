@@ -403,8 +403,7 @@ static ct_status ct_gif_decode_steps(ct_gif_reader *r, const ct_decode_options *
     if (status != CT_OK) return status;
     ct_gif_build_colours(r);
     const ct_image_info *info = &result->source;
-    ct_thumbnail_size(info->width, info->height, 1, options->max_width, options->max_height, &result->width,
-                      &result->height);
+    ct_thumbnail_size(info->width, info->height, 1, options, &result->width, &result->height);
     status = ct_gif_prepare_output(r, info, result->width, result->height);
     if (status != CT_OK) return status;
     return info->progressive ? ct_gif_read_passes(r, info->width, info->height, options->cancel)

@@ -81,13 +81,20 @@ int ct_input_length(ct_input *input, uint64_t *length);
 /* ct_fit_size is public: see cthumbnail.h. */
 
 /**
- * The pre-orientation size of the thumbnail for a source of width × height
- * stored with EXIF orientation `orientation`, fitting the oriented picture in
- * the box.
+ * The pre-orientation size of the thumbnail the decoders make for a source of
+ * width × height stored with EXIF orientation `orientation`: the oriented
+ * picture fitted in options' box, or for a fill the size that covers it
+ * (ct_cover_size), which ct_crop_to_fill then cuts to the box.
  */
-void ct_thumbnail_size(uint32_t width, uint32_t height, uint8_t orientation,
-                       uint32_t max_width, uint32_t max_height,
+void ct_thumbnail_size(uint32_t width, uint32_t height, uint8_t orientation, const ct_decode_options *options,
                        uint32_t *out_width, uint32_t *out_height);
+
+/**
+ * For a fill, cuts a finished (oriented) thumbnail of the cover size to its
+ * centred ct_fill_size, in place; does nothing for a fit. On failure the
+ * thumbnail is freed and zeroed.
+ */
+ct_status ct_crop_to_fill(const ct_decode_options *options, ct_thumbnail *thumbnail, ct_error *error);
 
 /** Checks width/height/pixel limits. */
 ct_status ct_check_limits(uint32_t width, uint32_t height, const ct_limits *limits, ct_error *error);

@@ -205,8 +205,9 @@ static ct_status ct_jpeg_configure(ct_jpeg_decoder *d, const ct_decode_options *
     cinfo->do_block_smoothing = FALSE;
 
     d->orientation = options->apply_orientation ? d->info.orientation : 1;
-    ct_thumbnail_size(cinfo->image_width, cinfo->image_height, d->orientation, options->max_width,
-                      options->max_height, &d->thumb_width, &d->thumb_height);
+    /* for a fill, the cover size: the DCT scale below is the smallest that covers it */
+    ct_thumbnail_size(cinfo->image_width, cinfo->image_height, d->orientation, options, &d->thumb_width,
+                      &d->thumb_height);
     static const int scales[] = {1, 2, 4, 8};
     for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
         cinfo->scale_num = (unsigned)scales[i];

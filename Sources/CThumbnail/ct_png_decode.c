@@ -410,8 +410,7 @@ static CT_PNG_OUT_OF_LINE ct_status ct_png_decode_steps(ct_png_reader *r, const 
                        "PNG rows do not come out as 8-bit gray, gray+alpha, RGB or RGBA");
 
     const ct_image_info *info = &result->source;
-    ct_thumbnail_size(info->width, info->height, 1, options->max_width, options->max_height, &result->width,
-                      &result->height);
+    ct_thumbnail_size(info->width, info->height, 1, options, &result->width, &result->height);
     status = ct_png_prepare_output(r, info, (ct_layout)channels, result->width, result->height);
     if (status != CT_OK) return status;
     status = info->progressive ? ct_png_read_passes(r, info->width, info->height, options->cancel)

@@ -369,8 +369,8 @@ static ct_status ct_webp_decode_frame(ct_webp_decoder *d, const ct_cancel_token 
 /* Sizes the thumbnail, allocates it transparent and decodes the first frame into it. */
 static ct_status ct_webp_decode_image(ct_webp_decoder *d, const ct_decode_options *options, ct_error *error) {
     d->orientation = options->apply_orientation ? d->info.orientation : 1;
-    ct_thumbnail_size(d->info.width, d->info.height, d->orientation, options->max_width, options->max_height,
-                      &d->thumb_width, &d->thumb_height);
+    ct_thumbnail_size(d->info.width, d->info.height, d->orientation, options, &d->thumb_width,
+                      &d->thumb_height);
     d->pixel_bytes = (size_t)d->thumb_width * d->thumb_height * 4;
     d->pixels = calloc(d->pixel_bytes, 1);
     if (d->pixels == NULL)

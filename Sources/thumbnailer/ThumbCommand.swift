@@ -20,7 +20,7 @@ struct ThumbCommand: AsyncParsableCommand {
     @Argument(help: "JPEG, PNG, WebP or GIF files (the format is read from their bytes, not their names).")
     var inputs: [String]
 
-    @Option(name: [.short, .long], help: "Box to fit in: N for N×N, or WxH.")
+    @Option(name: [.short, .long], help: "Box to fit in: N for N×N, or WxH; fill:N or fill:WxH to fill it exactly (scaled to cover, the centre kept).")
     var size: ThumbnailSize = .fit(256)
 
     @Option(name: [.short, .long], help: "Output file (one input) or directory (several inputs).")

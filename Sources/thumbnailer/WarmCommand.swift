@@ -44,7 +44,7 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
 
     static let workload = ProcessMemory.Workload.batch
 
-    @Option(name: [.short, .long], help: "Thumbnail box: 256 or 320x200; repeat for several sizes (default 256).")
+    @Option(name: [.short, .long], help: "Thumbnail box: 256 or 320x200 to fit in, fill:256 or fill:320x200 to fill (scaled to cover, the centre kept); repeat for several sizes (default 256).")
     var size: [ThumbnailSize] = []
 
     @Option(help: "Images downloaded at once.")

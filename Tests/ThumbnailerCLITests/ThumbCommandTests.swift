@@ -49,6 +49,16 @@ import ThumbnailKit
         #expect(thumbnail.width == 100 && thumbnail.height == 25)
     }
 
+    @Test func aFillBoxIsFilledExactly() async throws {
+        let photo = Fixtures.testImage("photo-aitzgorri-baseline-3000x1998.jpg")
+        let run = try await ChildProcess.run(["thumb", photo, "-s", "fill:101x57", "-o", path("out.png")])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let thumbnail = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("out.png")))
+        #expect(thumbnail.source.format == .png)
+        #expect(thumbnail.width == 101 && thumbnail.height == 57)
+    }
+
     @Test func severalInputsGoIntoTheDirectoryAsJPEGOrPNGByAlpha() async throws {
         let opaque = try await writePNG("opaque.png")
         let translucent = try await writePNG("translucent.png", alpha: 100)
@@ -122,6 +132,8 @@ import ThumbnailKit
         ["thumb", "x.jpg", "-o", "out.png", "--format", "jpeg"],
         ["thumb", "x.jpg", "--size", "0"],
         ["thumb", "x.jpg", "--size", "12x"],
+        ["thumb", "x.jpg", "--size", "fill:"],
+        ["thumb", "x.jpg", "--size", "fill:0x10"],
         ["thumb", "a/x.jpg", "b/x.jpg", "-o", "dir"],
         ["thumb", "x.webp", "--format", "webp", "-o", "dir/"],
         ["thumb", "x.webp", "-o", "out.webp"],

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ThumbnailHTTP
 import ThumbnailKit
 
 /// `thumbnailer warm` end to end: the built binary against feeds served by the
@@ -101,6 +102,27 @@ import ThumbnailKit
         #expect(second.summary["thumbnailsWritten"] as? Int == 0)
         #expect(imageRequests() == Array(repeating: 1, count: Self.images.count), "no image GET the second time")
         #expect(server.requestCount(path) == 2)
+    }
+
+    @Test func aFillSizeIsWarmedAndAPipelineFindsItOnDiskFillingItsBox() async throws {
+        try serveImages()
+        serveJSONFeed()
+        let fill = ThumbnailSize.fill(width: 101, height: 57)
+        let run = try await warm("/feeds/feed.json", ["-s", "fill:101x57", "-s", "101x57"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.summary["thumbnailsWritten"] as? Int == 2 * Self.images.count)
+
+        let pipeline = ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader(),
+                                                              diskCache: try DiskCache(directory: cacheDirectory)))
+        for name in Self.images {
+            let read = try await pipeline.thumbnail(for: ThumbnailRequest(url: server.url("/images/\(name)"), size: fill))
+            let expected = fill.fitting(width: read.source.orientedWidth, height: read.source.orientedHeight)
+            #expect((read.width, read.height) == expected, "\(name)")
+            // Every source but the 67×43 GIF covers the box: exactly 101×57.
+            #expect(name.hasSuffix("67x43.gif") || (read.width, read.height) == (101, 57), "\(name)")
+        }
+        #expect(pipeline.statistics.thumbnailDiskHits == Self.images.count)
+        #expect(pipeline.statistics.decodes == 0 && pipeline.statistics.downloads == 0)
     }
 
     @Test func aMissingAndACorruptImageFailTheRunAndTheRestIsCached() async throws {

@@ -165,9 +165,10 @@ typedef struct ct_image_info {
 /** What a decode asks for. */
 typedef struct ct_decode_options {
     /**
-     * The box the thumbnail must fit in, after orientation. The aspect ratio is
-     * kept, each side is at least 1 px and an image is never upscaled. Zero in
-     * a dimension means unbounded there (0×0 decodes at full size).
+     * The box the thumbnail must fit in (or, with fill below, fill), after
+     * orientation. The aspect ratio is kept, each side is at least 1 px and an
+     * image is never upscaled. Zero in a dimension means unbounded there (0×0
+     * decodes at full size).
      */
     uint32_t max_width;
     uint32_t max_height;
@@ -203,6 +204,16 @@ typedef struct ct_decode_options {
     uint8_t convert_to_srgb;
     /** May be NULL. Checked between scanline batches (WebP: between slices of data). */
     const ct_cancel_token *cancel;
+    /**
+     * Nonzero: fill the box instead of fitting in it. The picture (after
+     * orientation) is scaled to cover the box, decoded at the smallest scale
+     * that covers it (a JPEG's DCT scale is chosen for the cover size, not
+     * the box), then its centre is cut out at exactly the box's size (see
+     * ct_fill_size). The thumbnail buffer is the cover size until the crop,
+     * at most box × the source's aspect ratio; the crop is done in place.
+     * Ignored when max_width or max_height is zero (unbounded).
+     */
+    uint8_t fill;
 } ct_decode_options;
 
 /**
@@ -352,6 +363,28 @@ ct_status ct_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
  */
 void ct_fit_size(uint32_t width, uint32_t height, uint32_t max_width, uint32_t max_height,
                  uint32_t *out_width, uint32_t *out_height);
+
+/**
+ * The size a picture of width × height is scaled to when it fills a box of
+ * box_width × box_height: the smallest that covers the box, scale
+ * max(box_width / width, box_height / height) rounded to nearest with neither
+ * side short of the box. A source that would need upscaling keeps its size.
+ * Zero in a box dimension (unbounded) also keeps the size.
+ */
+void ct_cover_size(uint32_t width, uint32_t height, uint32_t box_width, uint32_t box_height,
+                   uint32_t *out_width, uint32_t *out_height);
+
+/**
+ * The size of a thumbnail that fills a box of box_width × box_height from a
+ * picture of width × height (after orientation): exactly the box, cut from
+ * the centre of the ct_cover_size picture, the extra pixel of an odd excess
+ * cut on the right (bottom). A source too small to cover the box is never
+ * upscaled: it gives the largest centred crop of itself with the box's
+ * aspect ratio (rounded to nearest), at its own scale. With zero in a box
+ * dimension this is ct_fit_size.
+ */
+void ct_fill_size(uint32_t width, uint32_t height, uint32_t box_width, uint32_t box_height,
+                  uint32_t *out_width, uint32_t *out_height);
 
 /**
  * Scales width × height RGBA8 pixels (straight alpha) down to exactly

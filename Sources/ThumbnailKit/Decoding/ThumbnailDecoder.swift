@@ -14,7 +14,7 @@ import CThumbnail
 /// let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: "photo.jpg")
 /// ```
 public struct ThumbnailDecoder: Sendable {
-    /// The box the thumbnail fits in. Default: 256 × 256.
+    /// The box the thumbnail fits in (or fills). Default: 256 × 256, to fit in.
     public var size: ThumbnailSize
     /// Header limits checked before allocation. Default: ``DecodingLimits/default``.
     public var limits: DecodingLimits
@@ -128,8 +128,8 @@ public struct ThumbnailDecoder: Sendable {
     /// libjpeg's output is the source size × M/8, rounded up.
     func scaleNumerator(for header: ImageHeader) -> Int {
         let transposed = appliesOrientation && (5...8).contains(header.orientation)
-        let fitted = transposed ? size.fitting(width: header.height, height: header.width)
-                                : size.fitting(width: header.width, height: header.height)
+        let fitted = transposed ? size.decodedSize(width: header.height, height: header.width)
+                                : size.decodedSize(width: header.width, height: header.height)
         let (width, height) = transposed ? (fitted.height, fitted.width) : fitted
         func covers(_ side: Int, _ thumbnailSide: Int, at numerator: Int) -> Bool {
             let scaled = (side * numerator + 7) / 8
@@ -145,6 +145,7 @@ public struct ThumbnailDecoder: Sendable {
         var options = ct_default_decode_options()
         options.max_width = UInt32(clamping: size.maxWidth ?? 0)
         options.max_height = UInt32(clamping: size.maxHeight ?? 0)
+        options.fill = size.mode == .fill ? 1 : 0
         options.limits = limits.cValue
         options.apply_orientation = appliesOrientation ? 1 : 0
         options.progressive_scan_skipping = progressivePath == .libjpeg ? 0 : 1

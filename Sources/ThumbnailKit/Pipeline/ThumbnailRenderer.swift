@@ -2,7 +2,8 @@
 /// its own at that size, so a thumbnail's pixels are those it gets alone
 /// whatever else is asked of the same original (a size scaled down from a
 /// larger one's decode differs: another DCT scale, two area filters); sizes
-/// that fit to the same dimensions share one. At most `limiter.limit` originals
+/// that fit to the same dimensions share one (a fill never shares with a fit:
+/// same dimensions, another picture). At most `limiter.limit` originals
 /// at once, and of those that need a whole-image buffer of `largeDecodeBytes`
 /// or more (progressive JPEGs), at most `largeLimiter.limit`.
 struct ThumbnailRenderer: Sendable {
@@ -50,23 +51,25 @@ struct ThumbnailRenderer: Sendable {
                     let fitted = decoder.appliesOrientation
                         ? size.fitting(width: source.orientedWidth, height: source.orientedHeight)
                         : size.fitting(width: source.width, height: source.height)
-                    if let same = byDimensions[Dimensions(width: fitted.width, height: fitted.height)] {
+                    if let same = byDimensions[Dimensions(width: fitted.width, height: fitted.height, mode: size.mode)] {
                         thumbnails[size] = same
                         continue
                     }
                 }
                 let thumbnail = try await decodes.counting { try await decode(original, with: decoder) }
                 statistics.record { $0.decodes += 1 }
-                byDimensions[Dimensions(width: thumbnail.width, height: thumbnail.height)] = thumbnail
+                byDimensions[Dimensions(width: thumbnail.width, height: thumbnail.height, mode: size.mode)] = thumbnail
                 thumbnails[size] = thumbnail
             }
             return thumbnails
         }
     }
 
-    /// A thumbnail's size, after orientation: sizes that fit to the same one share a decode.
+    /// A thumbnail's size, after orientation, and how it was made: sizes of one
+    /// mode that come to the same dimensions share a decode.
     private struct Dimensions: Hashable {
         let width: Int, height: Int
+        let mode: ThumbnailSize.Mode
     }
 
     /// Decodes on a Dispatch thread; cancelling the task stops the decode between scanline batches.

@@ -26,7 +26,7 @@ struct DiskThumbnails: Sendable {
     /// version): such an entry is made again rather than answered with the
     /// stored file's own size as the source's.
     func read(_ key: ThumbnailKey) async -> Thumbnail? {
-        let decoder = ThumbnailDecoder(size: key.size, limits: limits, appliesOrientation: false)
+        let decoder = ThumbnailDecoder(size: key.size.storedFile, limits: limits, appliesOrientation: false)
         do {
             return try await BlockingWork.run { [self] () -> Thumbnail? in
                 guard let encoded = try encoded(key) else { return nil }

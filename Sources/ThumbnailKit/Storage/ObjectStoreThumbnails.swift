@@ -56,7 +56,7 @@ struct ObjectStoreThumbnails: Sendable {
             logger.warning("ignoring a stored object whose bytes do not match its checksum", metadata: ["key": "\(key)"])
             return nil
         }
-        let decoder = ThumbnailDecoder(size: key.size, limits: limits, appliesOrientation: false)
+        let decoder = ThumbnailDecoder(size: key.size.storedFile, limits: limits, appliesOrientation: false)
         let bytes = object.bytes
         do {
             let decoded = try await BlockingWork.run { try decoder.decode(bytes) }

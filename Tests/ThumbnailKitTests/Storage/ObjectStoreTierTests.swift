@@ -18,6 +18,7 @@ final class ObjectStoreTierTests {
         server = try TestHTTPServer()
         temporary = try TemporaryDirectory()
         server.route("/a.jpg", .init(body: try Fixtures.bytes(ofTestImage: Self.photoName)))
+        server.route("/small.jpg", .init(body: try Fixtures.bytes(ofTestImage: "jpeg-exif-none-96x64.jpg")))
         let store = try await S3TestStore.shared()
         location = "s3://\(try await store.makeBucket())/fleet"
         environment = store.environment
@@ -39,6 +40,21 @@ final class ObjectStoreTierTests {
 
     func objectKey(_ url: String, _ size: ThumbnailSize) -> String {
         CacheKeys(appliesOrientation: true).thumbnailInStore(ThumbnailKey(url: url, size: size))
+    }
+
+    @Test func aFillAnotherMachineReadsFromTheStoreIsTheStoredThumbnailUnchanged() async throws {
+        // 96×64 filling 100×300 is its centred 21×64 crop, which a second fill would cut to 21×63.
+        let url = server.url("/small.jpg"), size = ThumbnailSize.fill(width: 100, height: 300)
+        let made = try await makePipeline(disk: "one").thumbnails(of: url, sizes: [size])
+        #expect(made.storageFailure == nil)
+        let other = try makePipeline(disk: "two")
+        let read = try await other.thumbnail(for: ThumbnailRequest(url: url, size: size))
+        #expect(other.statistics.objectStoreHits == 1 && other.statistics.decodes == 0)
+        #expect((read.width, read.height) == (21, 64))
+        let object = try #require(try await makeStore().object(forKey: objectKey(url, size)))
+        #expect(object.metadata["size"] == "fill-100x300")
+        let stored = try await ThumbnailDecoder(size: .original).decode(object.bytes)
+        #expect(read.maximumDifference(from: stored) == 0)
     }
 
     @Test func whatOneMachineMadeAnotherReadsFromTheStoreWithoutFetchingAndKeepsOnItsDisk() async throws {
