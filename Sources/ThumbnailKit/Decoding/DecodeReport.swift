@@ -69,7 +69,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case gif
 
     /// Sniffs the format from the first bytes (at most 12); `nil` when not JPEG, PNG, WebP or GIF.
-    public init?(sniffing bytes: some Collection<UInt8>) {
+    package init?(sniffing bytes: some Collection<UInt8>) {
         let head = Array(bytes.prefix(12))
         guard let format = ImageFormat(head.withUnsafeBufferPointer { ct_sniff_format($0.baseAddress, $0.count) })
         else { return nil }
@@ -88,7 +88,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The format's media type, as HTTP names it.
-    public var mediaType: String {
+    package var mediaType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
@@ -98,10 +98,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// An HTTP `Accept` value naming exactly the formats the decoder reads.
-    public static let acceptedMediaTypes = allCases.map(\.mediaType).joined(separator: ", ")
+    package static let acceptedMediaTypes = allCases.map(\.mediaType).joined(separator: ", ")
 
     /// The usual file extension.
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"

@@ -28,10 +28,10 @@ public struct PipelineStatistics: Sendable, Hashable {
     /// Requests that ended in an error other than cancellation.
     public var failures = 0
 
-    public init() {}
+    package init() {}
 
     /// What happened since `earlier` was taken: each counter's difference.
-    public func subtracting(_ earlier: PipelineStatistics) -> PipelineStatistics {
+    package func subtracting(_ earlier: PipelineStatistics) -> PipelineStatistics {
         var difference = PipelineStatistics()
         difference.memoryHits = memoryHits - earlier.memoryHits
         difference.memoryMisses = memoryMisses - earlier.memoryMisses
