@@ -120,8 +120,9 @@ let package = Package(
         // Hummingbird router, and what `thumbnailer serve` runs.
         .target(
             name: "ThumbnailServer",
-            dependencies: ["ThumbnailKit", "ThumbnailHTTP",
-                           .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["ThumbnailKit", "ThumbnailHTTP", "CNettle",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "ExtrasBase64", package: "swift-extras-base64")]
         ),
         // The README's code samples, one file each, so that every build compiles them.
         .target(
@@ -204,6 +205,10 @@ let package = Package(
         .testTarget(
             name: "ThumbnailTerminalTests",
             dependencies: ["ThumbnailTerminal", "ThumbnailKit", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ThumbnailServerTests",
+            dependencies: ["ThumbnailServer", "ThumbnailKit"]
         ),
         .testTarget(
             name: "ThumbnailFeedsTests",
