@@ -165,8 +165,11 @@ let package = Package(
             name: "thumbnailer",
             dependencies: [
                 "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "ThumbnailTerminal", "CommandLineSupport",
+                "ThumbnailServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // One run of the memory benchmark: a scripted scroll under one strategy (scripts/memprofile.sh).
