@@ -221,6 +221,7 @@ let package = Package(
         .testTarget(
             name: "ThumbnailerCLITests",
             dependencies: ["thumbnailer", "memory-profile", "TestSupport", "ThumbnailKit", "ThumbnailHTTP", "CommandLineSupport",
+                           "ThumbnailServer",
                            .product(name: "Logging", package: "swift-log")]
         ),
     ],
