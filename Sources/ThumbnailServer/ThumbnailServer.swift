@@ -34,14 +34,10 @@ public struct ThumbnailServer: Sendable {
     }
 
     /// Adds `GET` and `HEAD` for every path under `router` (its group's prefix, if any, is not part
-    /// of the signed path).
+    /// of the signed path). HEAD is answered as GET: the HTTP layer sends its headers without the body.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        router.get("**") { request, context in
-            await response(to: request, path: Self.path(in: context), includesBody: true)
-        }
-        router.head("**") { request, context in
-            await response(to: request, path: Self.path(in: context), includesBody: false)
-        }
+        router.get("**") { request, context in await response(to: request, path: Self.path(in: context)) }
+        router.head("**") { request, context in await response(to: request, path: Self.path(in: context)) }
     }
 
     /// The path below the mount point, from the catch-all's segments.
@@ -49,12 +45,12 @@ public struct ThumbnailServer: Sendable {
         "/" + context.parameters.getCatchAll().joined(separator: "/")
     }
 
-    private func response(to request: Request, path: String, includesBody: Bool) async -> Response {
+    private func response(to request: Request, path: String) async -> Response {
         do {
             let (bytes, format) = try await thumbnail(at: path)
-            return success(bytes, format: format, request: request, includesBody: includesBody)
+            return success(bytes, format: format, request: request)
         } catch {
-            return failure(error, includesBody: includesBody)
+            return failure(error)
         }
     }
 
@@ -86,7 +82,7 @@ public struct ThumbnailServer: Sendable {
         }
     }
 
-    private func success(_ bytes: [UInt8], format: ImageFormat, request: Request, includesBody: Bool) -> Response {
+    private func success(_ bytes: [UInt8], format: ImageFormat, request: Request) -> Response {
         let tag = EntityTag(of: bytes)
         var headers: HTTPFields = [
             .eTag: tag.value,
@@ -96,17 +92,15 @@ public struct ThumbnailServer: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = Self.mediaType(of: format)
-        headers[.contentLength] = String(bytes.count)
-        return Response(status: .ok, headers: headers,
-                        body: includesBody ? ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)) : ResponseBody())
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    private func failure(_ error: any Error, includesBody: Bool) -> Response {
+    private func failure(_ error: any Error) -> Response {
         let failure = error as? ServerFailure ?? ServerFailure(status: 500, message: "internal error")
         let body = Array((failure.message + "\n").utf8)
         return Response(status: HTTPResponse.Status(code: failure.status),
-                        headers: [.contentType: "text/plain; charset=utf-8", .contentLength: String(body.count)],
-                        body: includesBody ? ResponseBody(byteBuffer: ByteBuffer(bytes: body)) : ResponseBody())
+                        headers: [.contentType: "text/plain; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     private var isSigned: Bool {

@@ -40,6 +40,7 @@ import Testing
         let otherSalt = try URLSigner(hexKey: Self.hexKey, hexSalt: "00" + Self.hexSalt.dropFirst(2))
         #expect(!otherKey.isValid(signature: signature, for: path))
         #expect(!otherSalt.isValid(signature: signature, for: path))
+        #expect(otherSalt.signature(for: path) != Self.signer.signature(for: path))
     }
 
     @Test func refusesAKeyOrSaltThatIsNotHex() {

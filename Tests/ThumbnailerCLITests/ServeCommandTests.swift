@@ -165,7 +165,8 @@ import Darwin
         #expect(try await server.stop().status == 0)
 
         let refused = try await ChildProcess.run(["serve", "--port", "0", "--cache-dir", temporary.path("cache")],
-                                                 environment: ["THUMBNAILER_KEY": "", "THUMBNAILER_SALT": ""])
+                                                 environment: ["THUMBNAILER_KEY": "", "THUMBNAILER_SALT": ""],
+                                                 limits: .init(duration: .seconds(60)))
         #expect(refused.status == 64, "\(refused.summary)")
     }
 
