@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "ThumbnailKit", targets: ["ThumbnailKit"]),
         .library(name: "ThumbnailHTTP", targets: ["ThumbnailHTTP"]),
+        .library(name: "ThumbnailServer", targets: ["ThumbnailServer"]),
         .executable(name: "thumbnailer", targets: ["thumbnailer"]),
     ],
     dependencies: [
@@ -22,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),  // LogEvent, which the tests' log handler takes
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),  // kitty graphics payloads
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),  // thumbnailer serve
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The system codec libraries, found through pkg-config (giflib: see CGIF).
@@ -113,6 +116,14 @@ let package = Package(
             name: "ThumbnailHTTP",
             dependencies: ["ThumbnailKit", "CFetch", .product(name: "Logging", package: "swift-log")]
         ),
+        // Thumbnails over HTTP with imgproxy-style signed URLs: routes an app mounts in its own
+        // Hummingbird router, and what `thumbnailer serve` runs.
+        .target(
+            name: "ThumbnailServer",
+            dependencies: ["ThumbnailKit", "ThumbnailHTTP", "CNettle",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "ExtrasBase64", package: "swift-extras-base64")]
+        ),
         // The README's code samples, one file each, so that every build compiles them.
         .target(
             name: "ThumbnailExamples",
@@ -154,8 +165,11 @@ let package = Package(
             name: "thumbnailer",
             dependencies: [
                 "ThumbnailKit", "ThumbnailHTTP", "ThumbnailFeeds", "ThumbnailTerminal", "CommandLineSupport",
+                "ThumbnailServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // One run of the memory benchmark: a scripted scroll under one strategy (scripts/memprofile.sh).
@@ -196,6 +210,10 @@ let package = Package(
             dependencies: ["ThumbnailTerminal", "ThumbnailKit", "TestSupport"]
         ),
         .testTarget(
+            name: "ThumbnailServerTests",
+            dependencies: ["ThumbnailServer", "ThumbnailKit"]
+        ),
+        .testTarget(
             name: "ThumbnailFeedsTests",
             dependencies: ["ThumbnailFeeds", "TestSupport"]
         ),
@@ -203,6 +221,7 @@ let package = Package(
         .testTarget(
             name: "ThumbnailerCLITests",
             dependencies: ["thumbnailer", "memory-profile", "TestSupport", "ThumbnailKit", "ThumbnailHTTP", "CommandLineSupport",
+                           "ThumbnailServer",
                            .product(name: "Logging", package: "swift-log")]
         ),
     ],

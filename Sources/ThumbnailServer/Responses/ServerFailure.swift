@@ -1,0 +1,56 @@
+import ThumbnailKit
+
+/// A request that gets no thumbnail: the status and the short text the client
+/// sees. The text is one of a few fixed phrases, never an error's own message,
+/// which could carry the source URL's host, a path or a library's internals.
+struct ServerFailure: Error, Equatable {
+    let status: Int
+    let message: String
+
+    static let fillNotSupported = ServerFailure(status: 400, message: "fill not supported yet")
+    static let formatNotSupported = ServerFailure(status: 400, message: "this output format is not supported yet")
+
+    init(status: Int, message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// 400 malformed, 403 bad signature.
+    init(_ error: ThumbnailURLError) {
+        switch error {
+        case let .malformed(reason): self.init(status: 400, message: "malformed URL: \(reason)")
+        case .badSignature: self.init(status: 403, message: "invalid signature")
+        }
+    }
+
+    /// What the pipeline's failure means to the client: the origin's 404 is ours,
+    /// its other answers and transport failures are a bad gateway, a source over
+    /// a limit is 413, one that is not an image 415.
+    init(_ error: ThumbnailError) {
+        switch error.kind {
+        case .fetch:
+            switch error.underlying as? DataLoadingError {
+            case .httpStatus(_, 404, _)?, .httpStatus(_, 410, _)?, .notFound?:
+                self.init(status: 404, message: "source not found")
+            case .tooLarge?:
+                self.init(status: 413, message: "source too large")
+            case .privateAddressRefused?, .redirectRefused?:
+                self.init(status: 403, message: "source refused")
+            default:
+                self.init(status: 502, message: "source could not be fetched")
+            }
+        case .decode:
+            if case .tooLarge? = error.underlying as? ThumbnailDecodingError {
+                self.init(status: 413, message: "source image too large")
+            } else if error.underlying is ThumbnailDecodingError {
+                self.init(status: 415, message: "source is not a supported image")
+            } else {
+                self.init(status: 500, message: "internal error")
+            }
+        case .cancelled:
+            self.init(status: 503, message: "cancelled")
+        case .storage, .store, .other:
+            self.init(status: 500, message: "internal error")
+        }
+    }
+}

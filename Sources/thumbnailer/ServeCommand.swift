@@ -1,0 +1,101 @@
+import ArgumentParser
+import CommandLineSupport
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import ThumbnailHTTP
+import ThumbnailKit
+import ThumbnailServer
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `thumbnailer serve`: thumbnails over HTTP at imgproxy-style signed URLs
+/// (``ThumbnailServer``), from the same tiers `warm` fills.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve thumbnails over HTTP at signed URLs: GET /{signature}/{size}/fit/{base64url(source)}[.jpg|.png].",
+        discussion: """
+            The signature is imgproxy's: base64url, without padding, of HMAC-SHA256(key, salt + path), \
+            path being everything after the signature segment; key and salt are hex, from \
+            THUMBNAILER_KEY and THUMBNAILER_SALT. With --port 0 a free port is chosen; the first \
+            line on standard output is always `listening on http://HOST:PORT`. SIGTERM or SIGINT \
+            stops accepting, finishes what is in flight and exits 0.
+
+            Exit status: 0 after SIGTERM or SIGINT, 1 when the cache or the address cannot be used, \
+            2 when the store cannot be used, 64 on usage errors (no key and salt without --insecure-unsigned).
+            """)
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 8080
+
+    @Flag(help: "Accept unsigned URLs, whose signature segment is _. For development only: anyone can then make the server fetch anything.")
+    var insecureUnsigned = false
+
+    @Flag(help: "Allow sources whose host resolves to a loopback, private or link-local address (refused by default).")
+    var privateAddresses = false
+
+    @OptionGroup var cache: CacheOptions
+
+    @OptionGroup var store: StoreOptions
+
+    @Flag(help: "Log every request's pipeline work to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        try cache.validateUsable()
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        _ = try signing()
+    }
+
+    /// Unsigned with `--insecure-unsigned`, else signed with the environment's key and salt.
+    private func signing() throws -> SigningPolicy {
+        if insecureUnsigned { return .unsigned }
+        guard let key = getenv("THUMBNAILER_KEY").map({ String(cString: $0) }),
+              let salt = getenv("THUMBNAILER_SALT").map({ String(cString: $0) })
+        else { throw ValidationError("set THUMBNAILER_KEY and THUMBNAILER_SALT (hex), or pass --insecure-unsigned for development") }
+        do {
+            return .signed(try URLSigner(hexKey: key, hexSalt: salt))
+        } catch {
+            throw ValidationError("THUMBNAILER_KEY/THUMBNAILER_SALT: \(error)")
+        }
+    }
+
+    func run() async throws {
+        let signing = try signing()
+        let diskCache = try cache.open()
+        let objectStore = try await store.open()
+        var wiring = PipelineWiring(diskCache: diskCache,
+                                    transport: HTTPDataLoader.Configuration(addressPolicy: privateAddresses ? .any : .publicOnly))
+        wiring.objectStore = objectStore
+        wiring.keepsOriginalsInObjectStore = store.storeOriginals
+        wiring.logger = Logger(label: "thumbnailer.serve.pipeline")
+        wiring.logger.logLevel = verbose ? .debug : .critical
+        let pipeline = wiring.makePipeline()
+
+        let router = Router()
+        ThumbnailServer(pipeline: pipeline, signing: signing).addRoutes(to: router)
+        var logger = Logger(label: "thumbnailer.serve")
+        logger.logLevel = .warning
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let application = Application(router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+                                      onServerRunning: { channel in
+                                          print("listening on http://\(shownHost):\(channel.localAddress?.port ?? 0)")
+                                          fflush(nil)  // every stream: a test or supervisor waits for this line
+                                      },
+                                      logger: logger)
+        let services = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await services.run()
+        } catch {
+            throw CommandFailure("cannot serve on \(shownHost):\(port): \(error)", exitCode: 1)
+        }
+    }
+}
