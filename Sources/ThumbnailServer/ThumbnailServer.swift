@@ -63,14 +63,12 @@ public struct ThumbnailServer: Sendable {
         } catch {
             throw ServerFailure(error)
         }
-        // The one place fill is refused: it needs ThumbnailSize to learn it (issue 29's other part).
-        guard url.mode == .fit else { throw .fillNotSupported }
         if let asked = url.format, !ThumbnailEncoder.writableFormats.contains(asked.imageFormat) {
             throw .formatNotSupported
         }
         let thumbnail: Thumbnail
         do {
-            thumbnail = try await pipeline.thumbnail(for: ThumbnailRequest(url: url.source, size: url.size))
+            thumbnail = try await pipeline.thumbnail(for: ThumbnailRequest(url: url.source, size: url.requestedSize))
         } catch {
             throw ServerFailure(ThumbnailError(error))
         }
@@ -91,7 +89,7 @@ public struct ThumbnailServer: Sendable {
         if let condition = request.headers[.ifNoneMatch], tag.isMatched(byIfNoneMatch: condition) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = Self.mediaType(of: format)
+        headers[.contentType] = format.mediaType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
@@ -105,14 +103,5 @@ public struct ThumbnailServer: Sendable {
 
     private var isSigned: Bool {
         if case .signed = signing { true } else { false }
-    }
-
-    private static func mediaType(of format: ImageFormat) -> String {
-        switch format {
-        case .jpeg: "image/jpeg"
-        case .png: "image/png"
-        case .webp: "image/webp"
-        case .gif: "image/gif"
-        }
     }
 }

@@ -7,7 +7,6 @@ struct ServerFailure: Error, Equatable {
     let status: Int
     let message: String
 
-    static let fillNotSupported = ServerFailure(status: 400, message: "fill not supported yet")
     static let formatNotSupported = ServerFailure(status: 400, message: "this output format is not supported yet")
 
     init(status: Int, message: String) {

@@ -13,6 +13,12 @@ public struct ThumbnailURL: Sendable, Hashable {
     /// The format the extension asks for; `nil` for none.
     public var format: OutputFormat?
 
+    /// What the pipeline is asked for: the box, fitted into or filled (covered, the centre kept).
+    public var requestedSize: ThumbnailSize {
+        guard mode == .fill else { return size }
+        return ThumbnailSize(maxWidth: size.maxWidth, maxHeight: size.maxHeight, mode: .fill)
+    }
+
     /// The longest path accepted, in bytes: far above any real source URL, far below what would cost anything to hash.
     public static let maximumPathLength = 8192
 
