@@ -17,7 +17,7 @@ import Darwin
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve thumbnails over HTTP at signed URLs: GET /{signature}/{size}/fit/{base64url(source)}[.jpg|.png].",
+        abstract: "Serve thumbnails over HTTP at signed URLs: GET /{signature}/{size}/{fit|fill}/{base64url(source)}[.jpg|.png|.webp].",
         discussion: """
             The signature is imgproxy's: base64url, without padding, of HMAC-SHA256(key, salt + path), \
             path being everything after the signature segment; key and salt are hex, from \
@@ -44,6 +44,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var store: StoreOptions
+
+    @OptionGroup var limits: ServeLimitOptions
 
     @Flag(help: "Log every request's pipeline work to stderr.")
     var verbose = false
@@ -77,14 +79,19 @@ struct ServeCommand: AsyncParsableCommand {
         wiring.keepsOriginalsInObjectStore = store.storeOriginals
         wiring.logger = Logger(label: "thumbnailer.serve.pipeline")
         wiring.logger.logLevel = verbose ? .debug : .critical
+        // The server keeps encoded thumbnails in memory itself: decoded ones would cost 10x as much.
+        wiring.memoryCostLimit = 0
         let pipeline = wiring.makePipeline()
 
-        let router = Router()
-        ThumbnailServer(pipeline: pipeline, signing: signing).addRoutes(to: router)
+        let thumbnails = ThumbnailServer(pipeline: pipeline, signing: signing, limits: limits.limits, maxAge: limits.maxAge)
+        let router = Router(context: ThumbnailRequestContext.self)
+        thumbnails.addRoutes(to: router)
         var logger = Logger(label: "thumbnailer.serve")
         logger.logLevel = .warning
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        let application = Application(router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+        let application = Application(router: router,
+                                      server: .http1(configuration: .init(additionalChannelHandlers: [thumbnails.hangUpHandler()])),
+                                      configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
                                       onServerRunning: { channel in
                                           print("listening on http://\(shownHost):\(channel.localAddress?.port ?? 0)")
                                           fflush(nil)  // every stream: a test or supervisor waits for this line

@@ -29,28 +29,11 @@ public enum TestHTTPClient {
 
     public static func request(_ method: String = "GET", port: Int, path: String,
                             headers: [String: String] = [:]) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        let fd = try connect(port: port)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect to port \(port): errno \(errno)") }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        let request = Array((head + "\r\n").utf8)
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
-            sent += count
-        }
+        try send(Array((head + "\r\n").utf8), on: fd)
         var received = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -60,6 +43,36 @@ public enum TestHTTPClient {
             received += chunk[..<count]
         }
         return try parse(received)
+    }
+
+    /// A socket connected to `port` on 127.0.0.1, reads timing out after 30 s; the caller closes it.
+    public static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to port \(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    /// Sends all of `bytes` on `fd`.
+    public static func send(_ bytes: [UInt8], on fd: Int32) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
+            sent += count
+        }
     }
 
     private static func parse(_ bytes: [UInt8]) throws -> Response {

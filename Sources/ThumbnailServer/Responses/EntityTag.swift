@@ -2,11 +2,11 @@ import ThumbnailKit
 
 /// A response's `ETag`: the SHA-256 of its bytes, quoted, so that equal bytes
 /// have equal tags on every replica and after every restart.
-struct EntityTag: Equatable {
+struct EntityTag: Equatable, Sendable {
     /// `"…hex…"`, quotes included, as the header carries it.
     let value: String
 
-    init(of bytes: [UInt8]) {
+    init(of bytes: some Collection<UInt8>) {
         value = "\"" + SHA256.hex(SHA256.digest(bytes)) + "\""
     }
 
