@@ -131,7 +131,7 @@ let package = Package(
         // The README's code samples, one file each, so that every build compiles them.
         .target(
             name: "ThumbnailExamples",
-            dependencies: ["ThumbnailHTTP"]
+            dependencies: ["ThumbnailHTTP", "ThumbnailServer", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. No
         // Foundation: its own JSON reader, libxml2 for XML, libcurl's URL API

@@ -14,8 +14,7 @@ struct EntityTag: Equatable, Sendable {
     /// comma-separated list, weak (`W/`) or not (RFC 9110 compares weakly here).
     func isMatched(byIfNoneMatch header: String) -> Bool {
         header.split(separator: ",").contains { candidate in
-            var tag = candidate.drop { $0 == " " || $0 == "\t" }
-            while tag.last == " " || tag.last == "\t" { tag.removeLast() }
+            var tag = candidate.trimmingSpacesAndTabs
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             return tag == value

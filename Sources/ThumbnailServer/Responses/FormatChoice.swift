@@ -24,19 +24,10 @@ struct FormatChoice: Equatable {
     /// Whether an `Accept` header lists `image/webp` with a quality above zero.
     static func acceptsWebP(_ accept: String) -> Bool {
         accept.split(separator: ",").contains { range in
-            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: " \t") }
+            let parts = range.split(separator: ";").map(\.trimmingSpacesAndTabs)
             guard parts.first?.lowercased() == "image/webp" else { return false }
             let quality = parts.dropFirst().first { $0.lowercased().hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) }
             return (quality ?? 1) > 0
         }
-    }
-}
-
-private extension Substring {
-    /// Without leading and trailing characters of `set` (Foundation-free).
-    func trimmingCharacters(in set: String) -> Substring {
-        var trimmed = drop { set.contains($0) }
-        while let last = trimmed.last, set.contains(last) { trimmed = trimmed.dropLast() }
-        return trimmed
     }
 }
