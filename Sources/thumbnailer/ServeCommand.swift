@@ -14,7 +14,7 @@ import Darwin
 
 /// `thumbnailer serve`: thumbnails over HTTP at imgproxy-style signed URLs
 /// (``ThumbnailServer``), from the same tiers `warm` fills.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, TunesAllocator {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve thumbnails over HTTP at signed URLs: GET /{signature}/{size}/{fit|fill}/{base64url(source)}[.jpg|.png|.webp].",
@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
             Exit status: 0 after SIGTERM or SIGINT, 1 when the cache or the address cannot be used, \
             2 when the store cannot be used, 64 on usage errors (no key and salt without --insecure-unsigned).
             """)
+
+    /// A long-lived process: large blocks go back to the system when freed, two arenas serve every thread.
+    static let workload = ProcessMemory.Workload.longLived
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"

@@ -111,26 +111,7 @@ struct ObjectStoreThumbnails: Sendable {
     }
 
     private static func source(in metadata: [String: String]) -> ImageHeader? {
-        guard let hex = metadata["source-facts"], let bytes = bytes(fromHex: hex) else { return nil }
+        guard let hex = metadata["source-facts"], let bytes = Hex.bytes(hex) else { return nil }
         return ImageHeader(cacheField: bytes[...])
-    }
-
-    private static func bytes(fromHex hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 48...57: digit - 48
-            case 97...102: digit - 87
-            case 65...70: digit - 55
-            default: nil
-            }
-        }
-        var bytes = [UInt8]()
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
     }
 }
