@@ -81,36 +81,32 @@ public struct ThumbnailServer: Sendable {
         ClientHangUpHandler(hangUps)
     }
 
+    /// A memory hit is answered at once; anything else runs in a task of its own, which the
+    /// client hanging up or the deadline cancels.
     private func respond(to request: Request, in context: some RequestContext) async -> Response {
+        let started = ContinuousClock.now
         let path = "/" + context.parameters.getCatchAll().joined(separator: "/")
-        let connection = (context as? any ConnectionRequestContext)?.connection
-        return await hangUps.run(on: connection) { [self] in
-            let started = ContinuousClock.now
-            do {
-                let (thumbnail, choice) = try await thumbnail(at: path, accept: request.headers[.accept])
-                metrics.answered(by: thumbnail.tier, in: ContinuousClock.now - started)
-                return success(thumbnail, choice: choice, request: request)
-            } catch {
-                return failure(error)
-            }
-        }
-    }
-
-    /// The encoded thumbnail `path` asks for, and how its format was chosen.
-    /// - Throws: ``ServerFailure``, for every failure, with the status the client gets.
-    private func thumbnail(at path: String, accept: String?) async throws(ServerFailure) -> (ServedThumbnail, FormatChoice) {
         let url: ThumbnailURL
         do {
             url = try ThumbnailURL(path: path, signing: signing)
         } catch {
-            throw ServerFailure(error)
+            return failure(ServerFailure(error))
         }
-        let choice = FormatChoice(asked: url.format, accept: accept)
+        let choice = FormatChoice(asked: url.format, accept: request.headers[.accept])
         let key = ServedKey(source: url.source, size: url.requestedSize, format: choice.format)
-        do {
-            return (try await withDeadline { try await thumbnails.thumbnail(for: key) }, choice)
-        } catch {
-            throw ServerFailure(error)
+        if let hit = thumbnails.inMemory(key) {
+            metrics.answered(by: .memory, in: ContinuousClock.now - started)
+            return success(hit, choice: choice, request: request)
+        }
+        let connection = (context as? any ConnectionRequestContext)?.connection
+        return await hangUps.run(on: connection) { [self] in
+            do {
+                let thumbnail = try await withDeadline { try await thumbnails.thumbnail(for: key) }
+                metrics.answered(by: thumbnail.tier, in: ContinuousClock.now - started)
+                return success(thumbnail, choice: choice, request: request)
+            } catch {
+                return failure(ServerFailure(error))
+            }
         }
     }
 
@@ -145,8 +141,7 @@ public struct ThumbnailServer: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: thumbnail.bytes))
     }
 
-    private func failure(_ error: any Error) -> Response {
-        let failure = error as? ServerFailure ?? ServerFailure(status: 500, message: "internal error")
+    private func failure(_ failure: ServerFailure) -> Response {
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
         if let retryAfter = failure.retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: HTTPResponse.Status(code: failure.status), headers: headers,

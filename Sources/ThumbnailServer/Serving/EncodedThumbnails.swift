@@ -30,11 +30,15 @@ struct EncodedThumbnails: Sendable {
     /// - Throws: ``RenderAdmission/Overloaded``, `CancellationError`, or the
     ///   pipeline's ``ThumbnailError`` (an encoder's failure as it is).
     func thumbnail(for key: ServedKey) async throws -> ServedThumbnail {
-        if var hit = memory.value(forKey: key) {
-            hit.tier = .memory
-            return hit
-        }
+        if let hit = inMemory(key) { return hit }
         return try await lookups.value(for: key) { [self] in try await find(key) }
+    }
+
+    /// The thumbnail for `key` if the memory tier has it.
+    func inMemory(_ key: ServedKey) -> ServedThumbnail? {
+        guard var hit = memory.value(forKey: key) else { return nil }
+        hit.tier = .memory
+        return hit
     }
 
     private func find(_ key: ServedKey) async throws -> ServedThumbnail {
