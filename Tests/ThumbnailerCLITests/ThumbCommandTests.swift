@@ -135,8 +135,7 @@ import ThumbnailKit
         ["thumb", "x.jpg", "--size", "fill:"],
         ["thumb", "x.jpg", "--size", "fill:0x10"],
         ["thumb", "a/x.jpg", "b/x.jpg", "-o", "dir"],
-        ["thumb", "x.webp", "--format", "webp", "-o", "dir/"],
-        ["thumb", "x.webp", "-o", "out.webp"],
+        ["thumb", "x.webp", "-o", "out.bmp"],
         ["thumb", "x.gif", "--format", "gif"],
     ])
     func usageErrorsExitSixtyFour(arguments: [String]) async throws {
@@ -241,6 +240,20 @@ import ThumbnailKit
         #expect(jpeg.width == 64 && jpeg.height == 48)
         let png = try await ThumbnailDecoder(size: .original).decode(try Fixtures.bytes(atPath: path("thumbs/webp-lossless-rgba-67x43.png")))
         #expect(png.width == 64 && png.hasAlpha)
+    }
+
+    @Test func thumbnailsAreWrittenAsWebPWhenNamedOrAsked() async throws {
+        let translucent = Fixtures.testImage("webp-lossless-rgba-67x43.webp")
+        let named = try await ChildProcess.run(["thumb", translucent, "-s", "32", "-o", path("small.webp")])
+        let asked = try await ChildProcess.run(["thumb", translucent, "-s", "32", "--format", "webp", "-o", path("asked") + "/"])
+
+        #expect(named.status == 0 && asked.status == 0, "\(named.standardError) \(asked.standardError)")
+        for file in [path("small.webp"), path("asked/webp-lossless-rgba-67x43.webp")] {
+            let bytes = try Fixtures.bytes(atPath: file)
+            let thumbnail = try await ThumbnailDecoder(size: .original).decode(bytes)
+            #expect(ImageFormat(sniffing: bytes) == .webp, "\(file)")
+            #expect(thumbnail.width == 32 && thumbnail.hasAlpha, "\(file)")
+        }
     }
 
     @Test func aDamagedWebPFailsWithItsReason() async throws {
