@@ -82,6 +82,7 @@ import Darwin
 
         let second = try await server.get(path("/portrait.jpg"))
         #expect(second.status == 200)
+        #expect(second.headers["x-thumbnail-tier"] == "memory")
         #expect(second.body == first.body)
         #expect(origin.requestCount("/portrait.jpg") == 1)
 
