@@ -29,40 +29,16 @@ public enum TestHTTPClient {
 
     public static func request(_ method: String = "GET", port: Int, path: String,
                             headers: [String: String] = [:]) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect to port \(port): errno \(errno)") }
+        let connection = try TestSocket(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let request = Array((head + "\r\n").utf8)
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
-            sent += count
-        }
-        var received = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { break }
-            guard count > 0 else { throw Failure(description: "recv: errno \(errno) after \(received.count) bytes") }
-            received += chunk[..<count]
-        }
-        return try parse(received)
+        guard connection.send(request) else { throw Failure(description: "send: errno \(errno)") }
+        return try parse(try connection.receiveToEnd())
     }
 
-    private static func parse(_ bytes: [UInt8]) throws -> Response {
+    /// A response read off a connection: status line, headers, and the rest as the body.
+    public static func parse(_ bytes: [UInt8]) throws -> Response {
         let separator = Array("\r\n\r\n".utf8)
         guard let end = (0...max(0, bytes.count - separator.count)).first(where: { bytes[$0..<min(bytes.count, $0 + 4)].elementsEqual(separator) })
         else { throw Failure(description: "no response head in \(bytes.count) bytes") }
