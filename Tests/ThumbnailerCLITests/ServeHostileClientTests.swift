@@ -231,6 +231,8 @@ import Darwin
         let server = try await startServer()
         let senders = GarbageSenders()
         async let sending: Void = runBlocking { [port = server.port] in try senders.run(port: port, clients: 8) }
+        // On every way out, a thrown error's too: the task is awaited when the test returns.
+        defer { senders.stop() }
         // The garbage is refused, connection after connection, while the rest goes on.
         #expect(try await eventually(within: .seconds(30)) { senders.hungUpOn >= 16 }, "\(senders.hungUpOn) hang-ups")
 
