@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),  // kitty graphics payloads
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),  // thumbnailer serve
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),  // serve's counters; Hummingbird uses it too
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),  // serve's header names; Hummingbird's too
     ],
     targets: [
         // The system codec libraries, found through pkg-config (giflib: see CGIF).
@@ -122,12 +124,14 @@ let package = Package(
             name: "ThumbnailServer",
             dependencies: ["ThumbnailKit", "ThumbnailHTTP", "CNettle",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "ExtrasBase64", package: "swift-extras-base64")]
         ),
         // The README's code samples, one file each, so that every build compiles them.
         .target(
             name: "ThumbnailExamples",
-            dependencies: ["ThumbnailHTTP"]
+            dependencies: ["ThumbnailHTTP", "ThumbnailServer", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         // Feed formats (JSON Feed, RSS, Atom, plain JSON) to image URLs. No
         // Foundation: its own JSON reader, libxml2 for XML, libcurl's URL API

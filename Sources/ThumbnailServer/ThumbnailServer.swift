@@ -1,4 +1,6 @@
+import HTTPTypes
 import Hummingbird
+import NIOCore
 import ThumbnailKit
 
 /// Thumbnails over HTTP at imgproxy-style URLs,
@@ -6,100 +8,148 @@ import ThumbnailKit
 /// routes an app mounts in its own Hummingbird router, and what `thumbnailer serve` runs.
 ///
 /// ```swift
-/// let router = Router()
 /// let thumbnails = ThumbnailServer(pipeline: pipeline, signing: .signed(try URLSigner(hexKey: key, hexSalt: salt)))
+/// let router = Router(context: ThumbnailRequestContext.self)
 /// thumbnails.addRoutes(to: router.group("thumbnails"))
+/// let application = Application(router: router,
+///                               server: .http1(configuration: .init(additionalChannelHandlers: [thumbnails.hangUpHandler()])))
 /// ```
 ///
-/// A URL is checked (shape, then signature) before anything is fetched. A thumbnail is
-/// answered with its `Content-Type`, `Content-Length`, an `ETag` (the SHA-256 of the bytes)
-/// and `Cache-Control` (`immutable` when the URL is signed: its bytes never change);
-/// `If-None-Match` gets 304 and `HEAD` the headers alone.
+/// A URL is checked (shape, then signature) before anything is fetched. Thumbnails
+/// come from the server's memory of encoded bytes, then the pipeline's disk tier
+/// and object store (sent as stored, when in the format asked for), then a render
+/// (see ``Limits``); requests for one thumbnail at once share one render. A
+/// response carries `Content-Type`, `Content-Length`, an `ETag` (the SHA-256 of
+/// the bytes), `Cache-Control` (`immutable` when the URL is signed: its bytes
+/// never change), `Last-Modified` when the origin sent one, `Vary: Accept` when
+/// the format was negotiated, and `X-Thumbnail-Tier` (memory, disk, store or
+/// render); `If-None-Match` gets 304 and `HEAD` the headers alone.
 public struct ThumbnailServer: Sendable {
-    /// Where thumbnails come from: a ``ThumbnailPipeline`` with its tiers.
-    public let pipeline: any ThumbnailProviding
+    /// How much work the server takes on.
+    public struct Limits: Sendable {
+        /// Renders at once (fetch and decode). Default: one per core.
+        public var maximumRenders: Int
+        /// Requests waiting for a render; past this the server answers 503 at once. Default: 128.
+        public var maximumQueue: Int
+        /// How long a request may take before it is answered 504 (its work is
+        /// cancelled unless another request shares it); `nil` for no limit. Default: 10 s.
+        public var deadline: Duration?
+        /// Bytes of encoded thumbnails kept in memory. Default: 32 MiB.
+        public var memoryBudget: Int
+
+        public init(maximumRenders: Int = ThumbnailPipeline.processorCount, maximumQueue: Int = 128,
+                    deadline: Duration? = .seconds(10), memoryBudget: Int = 32 << 20) {
+            self.maximumRenders = maximumRenders
+            self.maximumQueue = maximumQueue
+            self.deadline = deadline
+            self.memoryBudget = memoryBudget
+        }
+    }
+
     /// Which URLs are accepted.
     public let signing: SigningPolicy
-    /// How thumbnails are encoded. Default: JPEG quality 85, PNG when transparent.
-    public var encoder: ThumbnailEncoder
     /// `Cache-Control`'s `max-age` in seconds. Default: a day.
-    public var maxAge: Int
+    public let maxAge: Int
+    private let limits: Limits
+    private let thumbnails: EncodedThumbnails
+    private let hangUps = ClientHangUps()
+    private let metrics = ServerMetrics()
 
-    public init(pipeline: any ThumbnailProviding, signing: SigningPolicy,
-                encoder: ThumbnailEncoder = ThumbnailEncoder(), maxAge: Int = 86_400) {
-        self.pipeline = pipeline
+    /// - Parameters:
+    ///   - pipeline: where thumbnails come from: its tiers, and its encoder for the bytes sent.
+    public init(pipeline: ThumbnailPipeline, signing: SigningPolicy, limits: Limits = Limits(), maxAge: Int = 86_400) {
         self.signing = signing
-        self.encoder = encoder
         self.maxAge = maxAge
+        self.limits = limits
+        thumbnails = EncodedThumbnails(
+            pipeline: pipeline, memoryBudget: limits.memoryBudget,
+            admission: RenderAdmission(maximumRenders: limits.maximumRenders, maximumQueue: limits.maximumQueue,
+                                       metrics: metrics),
+            metrics: metrics)
     }
 
     /// Adds `GET` and `HEAD` for every path under `router` (its group's prefix, if any, is not part
     /// of the signed path). HEAD is answered as GET: the HTTP layer sends its headers without the body.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        router.get("**") { request, context in await response(to: request, path: Self.path(in: context)) }
-        router.head("**") { request, context in await response(to: request, path: Self.path(in: context)) }
+        router.get("**") { request, context in await respond(to: request, in: context) }
+        router.head("**") { request, context in await respond(to: request, in: context) }
     }
 
-    /// The path below the mount point, from the catch-all's segments.
-    private static func path(in context: some RequestContext) -> String {
-        "/" + context.parameters.getCatchAll().joined(separator: "/")
+    /// A channel handler for each connection's pipeline (HTTP/1's `additionalChannelHandlers`):
+    /// with a ``ConnectionRequestContext``, a client that hangs up then cancels its request's work.
+    public func hangUpHandler() -> some RemovableChannelHandler {
+        ClientHangUpHandler(hangUps)
     }
 
-    private func response(to request: Request, path: String) async -> Response {
-        do {
-            let (bytes, format) = try await thumbnail(at: path)
-            return success(bytes, format: format, request: request)
-        } catch {
-            return failure(error)
-        }
-    }
-
-    /// The encoded thumbnail `path` asks for, and its format.
-    /// - Throws: ``ServerFailure``, for every failure, with the status the client gets.
-    private func thumbnail(at path: String) async throws(ServerFailure) -> ([UInt8], ImageFormat) {
+    /// A memory hit is answered at once; anything else runs in a task of its own, which the
+    /// client hanging up or the deadline cancels.
+    private func respond(to request: Request, in context: some RequestContext) async -> Response {
+        let started = ContinuousClock.now
+        let path = "/" + context.parameters.getCatchAll().joined(separator: "/")
         let url: ThumbnailURL
         do {
             url = try ThumbnailURL(path: path, signing: signing)
         } catch {
-            throw ServerFailure(error)
+            return failure(ServerFailure(error))
         }
-        if let asked = url.format, !ThumbnailEncoder.writableFormats.contains(asked.imageFormat) {
-            throw .formatNotSupported
+        let choice = FormatChoice(asked: url.format, accept: request.headers[.accept])
+        let key = ServedKey(source: url.source, size: url.requestedSize, format: choice.format)
+        if let hit = thumbnails.inMemory(key) {
+            metrics.answered(by: .memory, in: ContinuousClock.now - started)
+            return success(hit, choice: choice, request: request)
         }
-        let thumbnail: Thumbnail
-        do {
-            thumbnail = try await pipeline.thumbnail(for: ThumbnailRequest(url: url.source, size: url.requestedSize))
-        } catch {
-            throw ServerFailure(ThumbnailError(error))
-        }
-        let format = url.format?.imageFormat ?? encoder.preferredFormat(for: thumbnail)
-        do {
-            return (try encoder.encode(thumbnail, as: format), format)
-        } catch {
-            throw ServerFailure(status: 500, message: "internal error")
+        let connection = (context as? any ConnectionRequestContext)?.connection
+        return await hangUps.run(on: connection) { [self] in
+            do {
+                let thumbnail = try await withDeadline { try await thumbnails.thumbnail(for: key) }
+                metrics.answered(by: thumbnail.tier, in: ContinuousClock.now - started)
+                return success(thumbnail, choice: choice, request: request)
+            } catch {
+                return failure(ServerFailure(error))
+            }
         }
     }
 
-    private func success(_ bytes: [UInt8], format: ImageFormat, request: Request) -> Response {
-        let tag = EntityTag(of: bytes)
+    /// What `work` returns, unless the deadline passes first: then its task is cancelled and
+    /// ``ServerFailure/deadlineExceeded`` thrown.
+    private func withDeadline<Result: Sendable>(_ work: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        guard let deadline = limits.deadline else { return try await work() }
+        return try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw ServerFailure.deadlineExceeded
+            }
+            defer { group.cancelAll() }
+            // Both tasks end by returning or throwing: one always comes.
+            return try await group.next()!
+        }
+    }
+
+    private func success(_ thumbnail: ServedThumbnail, choice: FormatChoice, request: Request) -> Response {
         var headers: HTTPFields = [
-            .eTag: tag.value,
+            .eTag: thumbnail.entityTag.value,
             .cacheControl: "public, max-age=\(maxAge)" + (isSigned ? ", immutable" : ""),
+            Self.tierField: thumbnail.tier.rawValue,
         ]
-        if let condition = request.headers[.ifNoneMatch], tag.isMatched(byIfNoneMatch: condition) {
+        if choice.variesWithAccept { headers[.vary] = "Accept" }
+        if let lastModified = thumbnail.lastModified { headers[.lastModified] = lastModified }
+        if let condition = request.headers[.ifNoneMatch], thumbnail.entityTag.isMatched(byIfNoneMatch: condition) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = format.mediaType
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        headers[.contentType] = thumbnail.format.mediaType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: thumbnail.bytes))
     }
 
-    private func failure(_ error: any Error) -> Response {
-        let failure = error as? ServerFailure ?? ServerFailure(status: 500, message: "internal error")
-        let body = Array((failure.message + "\n").utf8)
-        return Response(status: HTTPResponse.Status(code: failure.status),
-                        headers: [.contentType: "text/plain; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    private func failure(_ failure: ServerFailure) -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if let retryAfter = failure.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: HTTPResponse.Status(code: failure.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: failure.message + "\n")))
     }
+
+    /// `X-Thumbnail-Tier`: which tier answered.
+    static let tierField = HTTPField.Name("X-Thumbnail-Tier")!
 
     private var isSigned: Bool {
         if case .signed = signing { true } else { false }

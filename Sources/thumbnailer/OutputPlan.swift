@@ -47,9 +47,9 @@ struct OutputPlan: Sendable {
         let fileFormat = Self.format(ofPath: output)
         switch (fileFormat, format) {
         case (.some(let named), _) where !ThumbnailEncoder.writableFormats.contains(named):
-            throw Problem(description: "Cannot write \(output): thumbnails are written as JPEG or PNG, not \(named.rawValue); name it .jpg, .jpeg or .png.")
+            throw Problem(description: "Cannot write \(output): thumbnails are written as JPEG, PNG or WebP, not \(named.rawValue); name it .jpg, .jpeg, .png or .webp.")
         case (nil, nil):
-            throw Problem(description: "Cannot tell the format of \(output): name it .jpg, .jpeg or .png, or pass --format.")
+            throw Problem(description: "Cannot tell the format of \(output): name it .jpg, .jpeg, .png or .webp, or pass --format.")
         case let (fromName?, asked?) where fromName != asked:
             throw Problem(description: "\(output) names a \(fromName.rawValue) file but --format is \(asked.rawValue).")
         default:

@@ -14,10 +14,10 @@ import Darwin
 
 /// `thumbnailer serve`: thumbnails over HTTP at imgproxy-style signed URLs
 /// (``ThumbnailServer``), from the same tiers `warm` fills.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, TunesAllocator {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve thumbnails over HTTP at signed URLs: GET /{signature}/{size}/fit/{base64url(source)}[.jpg|.png].",
+        abstract: "Serve thumbnails over HTTP at signed URLs: GET /{signature}/{size}/{fit|fill}/{base64url(source)}[.jpg|.png|.webp].",
         discussion: """
             The signature is imgproxy's: base64url, without padding, of HMAC-SHA256(key, salt + path), \
             path being everything after the signature segment; key and salt are hex, from \
@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
             Exit status: 0 after SIGTERM or SIGINT, 1 when the cache or the address cannot be used, \
             2 when the store cannot be used, 64 on usage errors (no key and salt without --insecure-unsigned).
             """)
+
+    /// A long-lived process: large blocks go back to the system when freed, two arenas serve every thread.
+    static let workload = ProcessMemory.Workload.longLived
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -50,6 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var store: StoreOptions
+
+    @OptionGroup var limits: ServeLimitOptions
 
     @Flag(help: "Log every request's pipeline work to stderr.")
     var verbose = false
@@ -84,17 +89,21 @@ struct ServeCommand: AsyncParsableCommand {
         wiring.keepsOriginalsInObjectStore = store.storeOriginals
         wiring.logger = Logger(label: "thumbnailer.serve.pipeline")
         wiring.logger.logLevel = verbose ? .debug : .critical
+        // The server keeps encoded thumbnails in memory itself: decoded ones would cost 10x as much.
+        wiring.memoryCostLimit = 0
         let pipeline = wiring.makePipeline()
 
-        let router = Router()
-        ThumbnailServer(pipeline: pipeline, signing: signing).addRoutes(to: router)
+        let thumbnails = ThumbnailServer(pipeline: pipeline, signing: signing, limits: limits.limits, maxAge: limits.maxAge)
+        let router = Router(context: ThumbnailRequestContext.self)
+        thumbnails.addRoutes(to: router)
         var logger = Logger(label: "thumbnailer.serve")
         logger.logLevel = .warning
         let shownHost = host.contains(":") ? "[\(host)]" : host
         // The idle timeout also closes a client that sends its headers a byte at a time (slowloris):
         // a connection counts as active only once a whole request head has arrived.
         let application = Application(router: router,
-                                      server: .http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
+                                      server: .http1(configuration: .init(additionalChannelHandlers: [thumbnails.hangUpHandler()],
+                                                                          idleTimeout: .seconds(Int64(idleTimeout)))),
                                       configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
                                       onServerRunning: { channel in
                                           print("listening on http://\(shownHost):\(channel.localAddress?.port ?? 0)")

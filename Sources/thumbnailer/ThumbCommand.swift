@@ -14,7 +14,7 @@ struct ThumbCommand: AsyncParsableCommand {
             every input succeeded, 1 when any failed (one line on stderr each), 64 on usage errors. \
             An image damaged at its source (a whole JPEG with bad data) succeeds, drawn as browsers \
             draw it, with a warning line on stderr. A GIF's or an animated WebP's first frame is the \
-            thumbnail; thumbnails are written as JPEG or PNG.
+            thumbnail; thumbnails are written as JPEG, PNG or WebP (-o NAME.webp or --format webp).
             """)
 
     @Argument(help: "JPEG, PNG, WebP or GIF files (the format is read from their bytes, not their names).")

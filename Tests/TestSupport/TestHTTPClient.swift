@@ -32,9 +32,38 @@ public enum TestHTTPClient {
         let connection = try TestSocket(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        let request = Array((head + "\r\n").utf8)
-        guard connection.send(request) else { throw Failure(description: "send: errno \(errno)") }
+        try send(Array((head + "\r\n").utf8), on: connection.descriptor)
         return try parse(try connection.receiveToEnd())
+    }
+
+    /// A socket connected to `port` on 127.0.0.1, reads timing out after 30 s; the caller closes it.
+    public static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to port \(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    /// Sends all of `bytes` on `fd`.
+    public static func send(_ bytes: [UInt8], on fd: Int32) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
+            sent += count
+        }
     }
 
     /// A response read off a connection: status line, headers, and the rest as the body.

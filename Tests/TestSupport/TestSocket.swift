@@ -16,22 +16,7 @@ public final class TestSocket: Sendable {
 
     /// Connects to `port` on 127.0.0.1.
     public init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestHTTPClient.Failure(description: "socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let error = errno
-            close(descriptor)
-            throw TestHTTPClient.Failure(description: "connect to port \(port): errno \(error)")
-        }
+        descriptor = try TestHTTPClient.connect(port: port)
     }
 
     deinit { close(descriptor) }
@@ -40,22 +25,14 @@ public final class TestSocket: Sendable {
     /// connection first (a server may refuse a request before it has all of it).
     @discardableResult
     public func send(_ bytes: some Collection<UInt8>) -> Bool {
-        let bytes = Array(bytes)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { sendWithoutSignal(descriptor, $0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            sent += count
-        }
-        return true
+        (try? TestHTTPClient.send(Array(bytes), on: descriptor)) != nil
     }
 
     /// Sends as much of `bytes` as fits in the connection's buffers now, without
     /// waiting (nothing once a server has stopped reading); false when the server
     /// has closed or reset the connection.
     public func sendWithoutWaiting(_ bytes: some Collection<UInt8>) -> Bool {
-        let count = Array(bytes).withUnsafeBytes { sendWithoutSignal(descriptor, $0, flags: Int32(MSG_DONTWAIT)) }
+        let count = Array(bytes).withUnsafeBytes { sendWithoutSignal(descriptor, $0) }
         return count >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
     }
 
@@ -91,7 +68,7 @@ public final class TestSocket: Sendable {
     }
 }
 
-/// `send(2)` without SIGPIPE, outside `TestSocket` whose own `send` would shadow it.
-private func sendWithoutSignal(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, flags: Int32 = 0) -> Int {
-    send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | flags)
+/// `send(2)` without SIGPIPE or waiting, outside `TestSocket` whose own `send` would shadow it.
+private func sendWithoutSignal(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
 }

@@ -1,4 +1,5 @@
 import Testing
+import ThumbnailKit
 @testable import ThumbnailServer
 
 /// Signatures as imgproxy computes them: base64url (no padding) of HMAC-SHA256(key, salt ‖ path).
@@ -47,7 +48,7 @@ import Testing
         #expect(throws: URLSignerError.invalidHex(name: "key")) { try URLSigner(hexKey: "abc", hexSalt: "00") }
         #expect(throws: URLSignerError.invalidHex(name: "key")) { try URLSigner(hexKey: "zz", hexSalt: "00") }
         #expect(throws: URLSignerError.invalidHex(name: "salt")) { try URLSigner(hexKey: "00", hexSalt: "") }
-        #expect(URLSigner.bytes(hex: "00fFa1") == [0, 255, 161])
+        #expect(Hex.bytes("00fFa1") == [0, 255, 161])
     }
 
     @Test func constantTimeEqualityComparesWholeStrings() {

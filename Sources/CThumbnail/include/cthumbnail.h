@@ -357,6 +357,14 @@ ct_status ct_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height,
                         ct_buffer *output, ct_error *error);
 
 /**
+ * Encodes width × height RGBA8 pixels as a lossy WebP at quality 1…100, with
+ * an alpha plane when any pixel is not opaque. Deterministic: equal pixels,
+ * equal bytes.
+ */
+ct_status ct_encode_webp(const uint8_t *rgba, uint32_t width, uint32_t height, int quality,
+                         ct_buffer *output, ct_error *error);
+
+/**
  * The size an image of width × height takes when fitted into max_width ×
  * max_height (0 = unbounded): the aspect ratio kept (rounded to nearest),
  * never upscaled, each side at least 1. The decoders size thumbnails so.

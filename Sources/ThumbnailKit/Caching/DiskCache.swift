@@ -163,6 +163,19 @@ public final class DiskCache: Sendable {
     /// has just been removed, or a symbolic link stands in its place or its
     /// folder's). A hit marks the entry most recently used.
     public func entry(forKey key: String, in namespace: Namespace) throws -> DiskCacheEntry? {
+        try withEntry(forKey: key, in: namespace) { metadata, payload, lastUsedAt in
+            DiskCacheEntry(key: key, bytes: Array(payload), metadata: metadata, lastUsedAt: lastUsedAt)
+        }
+    }
+
+    /// Reads the entry for `key` as ``entry(forKey:in:)`` does, and hands
+    /// `body` its metadata and its payload in place, in the one buffer the
+    /// file was read into (valid only during the call), with when it was
+    /// last used; `nil` when there is no entry.
+    package func withEntry<Result>(
+        forKey key: String, in namespace: Namespace,
+        _ body: (DiskCacheMetadata, UnsafeRawBufferPointer, Int64) throws -> Result
+    ) throws -> Result? {
         let (id, path) = location(of: key, in: namespace)
         let file: [UInt8]
         guard let descriptor = try openFile(of: id, path: path) else { return nil }
@@ -173,13 +186,15 @@ public final class DiskCache: Sendable {
             throw DiskCacheError.readFailed(path, reason: "\(error)")
         }
         let now = FileSystem.now()
-        guard let entry = DiskCacheEntryFormat.decode(file, lastUsedAt: now / 1_000_000_000), entry.key == key else {
+        guard let layout = DiskCacheEntryFormat.layout(of: file), layout.key == key else {
             try discardDamaged(id: id)
             return nil
         }
         FileSystem.touch(descriptor)
         index.withLock { $0.markUsed(id, at: now) }
-        return entry
+        return try file.withUnsafeBytes { raw in
+            try body(layout.metadata, UnsafeRawBufferPointer(rebasing: raw[layout.payload]), now / 1_000_000_000)
+        }
     }
 
     /// Whether an entry for `key` is on disk, without reading it (reading

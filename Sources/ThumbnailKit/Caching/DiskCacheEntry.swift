@@ -104,8 +104,9 @@ enum DiskCacheEntryFormat {
         return (metadataLength, Int(payloadLength), header[16..<48])
     }
 
-    /// The entry in `file`, or `nil` when anything about it is wrong.
-    static func decode(_ file: [UInt8], lastUsedAt: Int64) -> DiskCacheEntry? {
+    /// The key, metadata and payload range of the entry in `file`, or `nil`
+    /// when anything about it is wrong.
+    static func layout(of file: [UInt8]) -> (key: String, metadata: DiskCacheMetadata, payload: Range<Int>)? {
         guard let (metadataLength, payloadLength, digest) = parseHeader(file),
               file.count == headerSize + metadataLength + payloadLength
         else { return nil }
@@ -114,7 +115,7 @@ enum DiskCacheEntryFormat {
         guard hasher.finish()[...] == digest else { return nil }
         let metadataEnd = headerSize + metadataLength
         guard let (key, metadata) = parseFields(file[headerSize..<metadataEnd]) else { return nil }
-        return DiskCacheEntry(key: key, bytes: Array(file[metadataEnd...]), metadata: metadata, lastUsedAt: lastUsedAt)
+        return (key, metadata, metadataEnd..<file.count)
     }
 
     /// The key and metadata in a metadata block, or `nil` when it is malformed or has no key.

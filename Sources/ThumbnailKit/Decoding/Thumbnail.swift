@@ -16,6 +16,9 @@ public struct Thumbnail: Sendable {
     /// What the decode of the original that made this thumbnail found and
     /// cost; `nil` when no decode did (a thumbnail read back from the disk tier).
     public let report: DecodeReport?
+    /// The origin's `Last-Modified` for the original, when the tier that
+    /// answered knows it (a server passes it on).
+    package var originLastModified: String?
 
     /// Bytes of pixel memory this thumbnail holds: its cost in a memory cache.
     public var byteCount: Int { pixels.count }
@@ -46,9 +49,11 @@ public struct Thumbnail: Sendable {
                               UInt32(self.height), UInt32(width), UInt32(height), &output, &error)
         }
         guard status == CT_OK, let output else { throw error.swiftError() }
-        return Thumbnail(width: width, height: height,
-                         pixels: PixelBuffer(takingOwnershipOf: output, count: width * height * 4),
-                         source: source, report: report)
+        var scaled = Thumbnail(width: width, height: height,
+                               pixels: PixelBuffer(takingOwnershipOf: output, count: width * height * 4),
+                               source: source, report: report)
+        scaled.originLastModified = originLastModified
+        return scaled
     }
 
     public init(width: Int, height: Int, pixels: PixelBuffer, source: ImageHeader, report: DecodeReport?) {

@@ -1,17 +1,21 @@
 import CThumbnail
 
-/// Encodes thumbnails for the disk tier and for files: JPEG for opaque
-/// thumbnails, PNG for ones with alpha. WebP and GIF are read, never written.
+/// Encodes thumbnails for the disk tier, for files and for HTTP: JPEG for
+/// opaque thumbnails, PNG for ones with alpha, WebP when asked. GIF is read,
+/// never written. Equal pixels always give equal bytes.
 public struct ThumbnailEncoder: Sendable {
     /// JPEG quality 1…100. Default: 85.
     public var jpegQuality: Int
+    /// Lossy WebP quality 1…100. Default: 80.
+    public var webpQuality: Int
 
-    public init(jpegQuality: Int = 85) {
+    public init(jpegQuality: Int = 85, webpQuality: Int = 80) {
         self.jpegQuality = jpegQuality
+        self.webpQuality = webpQuality
     }
 
-    /// The formats ``encode(_:as:)`` writes: JPEG and PNG. WebP and GIF are only read.
-    public static let writableFormats: [ImageFormat] = [.jpeg, .png]
+    /// The formats ``encode(_:as:)`` writes: JPEG, PNG and WebP. GIF is only read.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .webp]
 
     /// The format ``encode(_:)`` picks: PNG when the thumbnail can be transparent, else JPEG.
     public func preferredFormat(for thumbnail: Thumbnail) -> ImageFormat {
@@ -47,8 +51,10 @@ public struct ThumbnailEncoder: Sendable {
                 return ct_encode_jpeg(pixels, UInt32(width), UInt32(height), Int32(jpegQuality), &output, &error)
             case .png:
                 return ct_encode_png(pixels, UInt32(width), UInt32(height), &output, &error)
-            case .webp, .gif:
-                throw ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not \(format.rawValue)")
+            case .webp:
+                return ct_encode_webp(pixels, UInt32(width), UInt32(height), Int32(webpQuality), &output, &error)
+            case .gif:
+                throw ThumbnailEncodingError(message: "thumbnails are written as JPEG, PNG or WebP, not \(format.rawValue)")
             }
         }
         defer { ct_buffer_free(&output) }

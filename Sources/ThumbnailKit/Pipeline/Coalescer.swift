@@ -10,7 +10,7 @@ import Synchronization
 /// want travels with the work (``SharedWork``): the sizes, their progress
 /// listeners, and the highest priority among them, which the work is told of
 /// as it rises so it can move up in a ``PriorityLimiter`` queue.
-final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         let generation: UInt64
         let work: SharedWork
@@ -32,7 +32,7 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Keys with work in flight now.
     var inFlightCount: Int { state.withLock { $0.entries.count } }
@@ -40,6 +40,14 @@ final class Coalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Callers waiting for `key`'s work now.
     func callerCount(for key: Key) -> Int {
         state.withLock { $0.entries[key]?.waiters.count ?? 0 }
+    }
+
+    /// The value for `key`: from the work already running for it, or from
+    /// `work`, started now in its own task, which is cancelled when the last
+    /// caller leaves.
+    /// - Throws: what the work throws, or `CancellationError` if this caller's task is cancelled.
+    package func value(for key: Key, work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await value(for: key, priority: .normal) { _ in try await work() }
     }
 
     /// The value for `key`: from the work already running for it, or from

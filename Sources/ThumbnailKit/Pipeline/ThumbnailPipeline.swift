@@ -32,7 +32,7 @@ public final class ThumbnailPipeline: Sendable {
     public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     public let configuration: Configuration
-    private let tiers: TierChain
+    let tiers: TierChain
     private var logger: Logger { configuration.logger }
 
     /// The default composition of the tiers, built from `configuration`, with

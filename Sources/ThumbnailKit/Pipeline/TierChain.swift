@@ -17,6 +17,7 @@ struct TierChain: Sendable {
     let writes = StoredCopyWrites()
     let downloads: PriorityLimiter
     let statistics = StatisticsCounter()
+    let keeper: CopyKeeper
 
     init(_ configuration: ThumbnailPipeline.Configuration,
          rendering: (any ThumbnailProviding) -> any ThumbnailProviding,
@@ -42,6 +43,7 @@ struct TierChain: Sendable {
         self.originals = originals
 
         let keeper = CopyKeeper(stores: stores, encoder: configuration.encoder, writes: writes, logger: logger)
+        self.keeper = keeper
         sharing = SharingTier(next: KeepingTier(
             next: RenderingTier(originals: originals, renderer: renderer,
                                 maximumDownloadBytes: configuration.maximumDownloadBytes, logger: logger),

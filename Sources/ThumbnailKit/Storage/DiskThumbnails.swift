@@ -13,6 +13,7 @@ struct DiskThumbnails: Sendable {
     struct Encoded: Sendable {
         let bytes: [UInt8]
         let source: ImageHeader
+        let originLastModified: String?
     }
 
     /// Whether the disk tier's index holds a thumbnail for `key`, without
@@ -31,8 +32,10 @@ struct DiskThumbnails: Sendable {
             return try await BlockingWork.run { [self] () -> Thumbnail? in
                 guard let encoded = try encoded(key) else { return nil }
                 let stored = try decoder.decode(encoded.bytes)
-                return Thumbnail(width: stored.width, height: stored.height, pixels: stored.pixels,
-                                 source: encoded.source, report: nil)
+                var thumbnail = Thumbnail(width: stored.width, height: stored.height, pixels: stored.pixels,
+                                          source: encoded.source, report: nil)
+                thumbnail.originLastModified = encoded.originLastModified
+                return thumbnail
             }
         } catch {
             // A stored thumbnail that no longer decodes is dropped and made again.
@@ -46,17 +49,30 @@ struct DiskThumbnails: Sendable {
     /// not decoded; synchronous, for a blocking-work thread.
     /// - Throws: ``DiskCacheError`` when the file cannot be read.
     func encoded(_ key: ThumbnailKey) throws -> Encoded? {
-        guard let entry = try disk.entry(forKey: keys.thumbnailOnDisk(key), in: .thumbnails),
-              let source = entry.metadata.source
-        else { return nil }
-        return Encoded(bytes: entry.bytes, source: source)
+        try withEncoded(key) { facts, bytes in
+            Encoded(bytes: Array(bytes), source: facts.source, originLastModified: facts.originLastModified)
+        } ?? nil
     }
 
-    /// Stores an encoded thumbnail of `key`, made of an original with the `source` facts.
+    /// Hands `body` the stored encoded thumbnail for `key` in place, in the one
+    /// buffer its file is read into, with its facts; `nil` when absent or
+    /// stored without its original's facts. Synchronous, for a blocking-work thread.
+    /// - Throws: ``DiskCacheError`` when the file cannot be read.
+    func withEncoded<Result>(_ key: ThumbnailKey,
+                             _ body: (EncodedThumbnailFacts, UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        try disk.withEntry(forKey: keys.thumbnailOnDisk(key), in: .thumbnails) { metadata, bytes, _ -> Result? in
+            guard let source = metadata.source, let format = ImageFormat(sniffing: bytes) else { return nil }
+            return try body(EncodedThumbnailFacts(tier: .disk, format: format, source: source,
+                                                  originLastModified: metadata.lastModified), bytes)
+        } ?? nil
+    }
+
+    /// Stores an encoded thumbnail of `key`, made of an original with the `source` facts
+    /// that its origin last modified at `originLastModified`, when it said.
     /// - Throws: ``DiskCacheError`` (a full disk, a file size limit, …).
-    func write(_ encoded: [UInt8], source: ImageHeader, for key: ThumbnailKey) async throws {
+    func write(_ encoded: [UInt8], source: ImageHeader, originLastModified: String?, for key: ThumbnailKey) async throws {
         let diskKey = keys.thumbnailOnDisk(key)
-        let metadata = DiskCacheMetadata(url: keys.originalOnDisk(key.url), source: source)
+        let metadata = DiskCacheMetadata(url: keys.originalOnDisk(key.url), lastModified: originLastModified, source: source)
         try await BlockingWork.run { [disk] in
             try disk.store(encoded, forKey: diskKey, in: .thumbnails, metadata: metadata)
         }

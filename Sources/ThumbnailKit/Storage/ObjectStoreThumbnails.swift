@@ -41,6 +41,23 @@ struct ObjectStoreThumbnails: Sendable {
     /// decoded; `nil` when absent, from another rendering, damaged, or when the
     /// store cannot be read (logged: the tiers behind then make it).
     func read(_ key: ThumbnailKey) async -> Found? {
+        guard let (bytes, facts) = await encoded(key) else { return nil }
+        let decoder = ThumbnailDecoder(size: key.size.storedFile, limits: limits, appliesOrientation: false)
+        do {
+            let decoded = try await BlockingWork.run { try decoder.decode(bytes) }
+            var thumbnail = Thumbnail(width: decoded.width, height: decoded.height, pixels: decoded.pixels,
+                                      source: facts.source, report: nil)
+            thumbnail.originLastModified = facts.originLastModified
+            return Found(thumbnail: thumbnail, bytes: bytes)
+        } catch {
+            logger.warning("ignoring a stored object that does not decode", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The stored encoded thumbnail for `key`, checked against its checksum but
+    /// not decoded, with its facts; `nil` as for ``read(_:)``.
+    func encoded(_ key: ThumbnailKey) async -> ([UInt8], EncodedThumbnailFacts)? {
         let object: StoredObject
         do {
             guard let found = try await store.object(forKey: keys.thumbnailInStore(key)) else { return nil }
@@ -51,22 +68,15 @@ struct ObjectStoreThumbnails: Sendable {
             logger.warning("the object store could not be read", metadata: ["key": "\(key)", "error": "\(error)"])
             return nil
         }
-        guard Self.describes(object.metadata, key), let source = Self.source(in: object.metadata) else { return nil }
+        guard Self.describes(object.metadata, key), let source = Self.source(in: object.metadata),
+              let format = ImageFormat(sniffing: object.bytes)
+        else { return nil }
         guard Self.checksum(in: object.metadata) == SHA256.hex(SHA256.digest(object.bytes)) else {
             logger.warning("ignoring a stored object whose bytes do not match its checksum", metadata: ["key": "\(key)"])
             return nil
         }
-        let decoder = ThumbnailDecoder(size: key.size.storedFile, limits: limits, appliesOrientation: false)
-        let bytes = object.bytes
-        do {
-            let decoded = try await BlockingWork.run { try decoder.decode(bytes) }
-            return Found(thumbnail: Thumbnail(width: decoded.width, height: decoded.height, pixels: decoded.pixels,
-                                              source: source, report: nil),
-                         bytes: bytes)
-        } catch {
-            logger.warning("ignoring a stored object that does not decode", metadata: ["key": "\(key)", "error": "\(error)"])
-            return nil
-        }
+        return (object.bytes, EncodedThumbnailFacts(tier: .objectStore, format: format, source: source,
+                                                    originLastModified: object.metadata["origin-last-modified"]))
     }
 
     /// Stores an encoded thumbnail of `key`, made of an original with these facts.
@@ -101,26 +111,7 @@ struct ObjectStoreThumbnails: Sendable {
     }
 
     private static func source(in metadata: [String: String]) -> ImageHeader? {
-        guard let hex = metadata["source-facts"], let bytes = bytes(fromHex: hex) else { return nil }
+        guard let hex = metadata["source-facts"], let bytes = Hex.bytes(hex) else { return nil }
         return ImageHeader(cacheField: bytes[...])
-    }
-
-    private static func bytes(fromHex hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 48...57: digit - 48
-            case 97...102: digit - 87
-            case 65...70: digit - 55
-            default: nil
-            }
-        }
-        var bytes = [UInt8]()
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
     }
 }

@@ -3,9 +3,9 @@ import Dispatch
 /// Runs blocking work (decoding, file I/O) on Dispatch's threads, suspending
 /// the caller: the cooperative pool has one thread per core, and a decode
 /// holding one would stall every other task (a list's input and drawing).
-enum BlockingWork {
+package enum BlockingWork {
     /// Runs `body` on a Dispatch thread and returns (or throws) what it did.
-    static func run<Result: Sendable, Failure: Error>(
+    package static func run<Result: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Swift.Result<Result, Failure>, Never>) in

@@ -154,7 +154,8 @@ public struct CacheWarmer: Sendable {
             let key = ThumbnailKey(url: url, size: size)
             // One that cannot be read is made again instead.
             guard let encoded = try? await BlockingWork.run({ try onDisk.encoded(key) }) else { continue }
-            try await inStore.write(encoded.bytes, source: encoded.source, origin: DiskCacheMetadata(url: url), for: key)
+            try await inStore.write(encoded.bytes, source: encoded.source,
+                                    origin: DiskCacheMetadata(url: url, lastModified: encoded.originLastModified), for: key)
             copied.insert(size)
         }
         return copied

@@ -6,12 +6,25 @@ import ThumbnailKit
 struct ServerFailure: Error, Equatable {
     let status: Int
     let message: String
+    /// Seconds for `Retry-After`, for a refusal that a later try may get past.
+    var retryAfter: Int?
 
-    static let formatNotSupported = ServerFailure(status: 400, message: "this output format is not supported yet")
+    static let overloaded = ServerFailure(status: 503, message: "overloaded, try again", retryAfter: 1)
+    static let deadlineExceeded = ServerFailure(status: 504, message: "deadline exceeded")
 
-    init(status: Int, message: String) {
+    init(status: Int, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    /// What any failure of serving a thumbnail means to the client.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as ServerFailure: self = failure
+        case is RenderAdmission.Overloaded: self = .overloaded
+        default: self.init(ThumbnailError(error))
+        }
     }
 
     /// 400 malformed, 403 bad signature.

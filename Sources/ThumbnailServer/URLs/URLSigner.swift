@@ -1,4 +1,5 @@
 import ExtrasBase64
+import ThumbnailKit
 
 /// Signs and checks the paths of thumbnail URLs as imgproxy does, so that its
 /// client libraries make URLs this server accepts: the signature is base64url
@@ -17,8 +18,8 @@ public struct URLSigner: Sendable {
     /// A signer from hex-encoded key and salt, as imgproxy takes them (`THUMBNAILER_KEY`, `THUMBNAILER_SALT`).
     /// - Throws: ``URLSignerError`` when either is empty or not an even number of hex digits.
     public init(hexKey: String, hexSalt: String) throws(URLSignerError) {
-        guard let key = Self.bytes(hex: hexKey), !key.isEmpty else { throw .invalidHex(name: "key") }
-        guard let salt = Self.bytes(hex: hexSalt), !salt.isEmpty else { throw .invalidHex(name: "salt") }
+        guard let key = Hex.bytes(hexKey), !key.isEmpty else { throw .invalidHex(name: "key") }
+        guard let salt = Hex.bytes(hexSalt), !salt.isEmpty else { throw .invalidHex(name: "salt") }
         self.init(key: key, salt: salt)
     }
 
@@ -34,28 +35,6 @@ public struct URLSigner: Sendable {
 
     private func code(for path: some StringProtocol) -> [UInt8] {
         HMACSHA256.authenticationCode(for: salt + Array(path.utf8), key: key)
-    }
-
-    /// The bytes of a hex string; `nil` for an odd length or a character that is not a hex digit.
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(ofHexDigit: digits[index]), let low = value(ofHexDigit: digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func value(ofHexDigit digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

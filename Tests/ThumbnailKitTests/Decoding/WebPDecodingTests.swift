@@ -293,15 +293,4 @@ import Testing
         #expect(full >= 256 * 192 * 4)
         #expect(small < full / 2)
     }
-
-    // MARK: - Writing
-
-    @Test func thumbnailsAreNeverWrittenAsWebP() throws {
-        let thumbnail = try ThumbnailDecoder().decode(contentsOfFile: Fixtures.testImage(Self.lossy))
-        #expect(throws: ThumbnailEncodingError(message: "thumbnails are written as JPEG or PNG, not webp")) {
-            try ThumbnailEncoder().encode(thumbnail, as: .webp)
-        }
-        #expect(ThumbnailEncoder().preferredFormat(for: thumbnail) == .jpeg)
-        #expect(!ThumbnailEncoder.writableFormats.contains(.webp))
-    }
 }

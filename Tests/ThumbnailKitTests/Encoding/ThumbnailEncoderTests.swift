@@ -2,7 +2,7 @@ import TestSupport
 import Testing
 import ThumbnailKit
 
-/// JPEG for opaque thumbnails, PNG for ones with alpha; both decode back.
+/// JPEG for opaque thumbnails, PNG for ones with alpha, WebP when asked; all decode back.
 @Suite struct ThumbnailEncoderTests {
     let blocks = RGBAImage(width: 64, height: 48) { x, y in (UInt8(x / 16 * 80), UInt8(y / 16 * 100), 60, 255) }
 
@@ -31,6 +31,26 @@ import ThumbnailKit
         #expect(decoded.meanDifference(from: try ThumbnailDecoder(size: .original).decode(try blocks.png())) < 3)
     }
 
+    @Test func webpRoundTripsClosely() throws {
+        let webp = try ThumbnailEncoder(webpQuality: 90).encode(rgba: blocks.bytes, width: 64, height: 48, as: .webp)
+        let decoded = try ThumbnailDecoder(size: .original).decode(webp)
+
+        #expect(ImageFormat(sniffing: webp) == .webp)
+        #expect(decoded.width == 64 && decoded.height == 48 && !decoded.hasAlpha)
+        #expect(decoded.meanDifference(from: try ThumbnailDecoder(size: .original).decode(try blocks.png())) < 3)
+    }
+
+    @Test func webpKeepsAlphaAndIsDeterministic() throws {
+        let image = RGBAImage(width: 31, height: 17) { x, y in (UInt8(x * 8), UInt8(y * 15), 99, x < 15 ? 0 : 255) }
+        let first = try ThumbnailEncoder().encode(rgba: image.bytes, width: 31, height: 17, as: .webp)
+        let second = try ThumbnailEncoder().encode(rgba: image.bytes, width: 31, height: 17, as: .webp)
+        let decoded = try ThumbnailDecoder(size: .original).decode(first)
+
+        #expect(first == second)
+        #expect(decoded.hasAlpha)
+        #expect(decoded.pixels[3] == 0 && decoded.pixels[(31 - 1) * 4 + 3] == 255)
+    }
+
     @Test func lowerQualityMakesSmallerFiles() throws {
         let photo = RGBAImage(width: 128, height: 128) { x, y in (UInt8((x * y) % 256), UInt8((x + 3 * y) % 256), UInt8(x ^ y), 255) }
         let high = try ThumbnailEncoder(jpegQuality: 95).encode(rgba: photo.bytes, width: 128, height: 128, as: .jpeg)
@@ -56,5 +76,9 @@ import ThumbnailKit
         #expect(throws: ThumbnailEncodingError.self) {
             try ThumbnailEncoder().encode(rgba: [UInt8](), width: 0, height: 0, as: .jpeg)
         }
+        let gif = #expect(throws: ThumbnailEncodingError.self) {
+            try ThumbnailEncoder().encode(rgba: blocks.bytes, width: 64, height: 48, as: .gif)
+        }
+        #expect(gif?.message == "thumbnails are written as JPEG, PNG or WebP, not gif")
     }
 }

@@ -16,13 +16,14 @@ struct CopyKeeper: Sendable {
         writes.start(for: url) { await write(rendition, of: url) }
     }
 
-    /// Starts keeping on disk a thumbnail read from the object store.
-    func keepOnDisk(_ found: ObjectStoreThumbnails.Found, of key: ThumbnailKey) {
+    /// Starts keeping on disk a thumbnail read from the object store: its
+    /// `bytes`, made of an original with the `source` facts.
+    func keepOnDisk(_ bytes: [UInt8], source: ImageHeader, originLastModified: String?, of key: ThumbnailKey) {
         guard let disk = stores.thumbnailsOnDisk else { return }
         writes.start(for: key.url) { [logger] in
             var kept = KeptCopies()
             do {
-                try await disk.write(found.bytes, source: found.thumbnail.source, for: key)
+                try await disk.write(bytes, source: source, originLastModified: originLastModified, for: key)
                 kept.thumbnailsOnDisk.insert(key.size)
             } catch {
                 kept.failure = error
@@ -64,7 +65,9 @@ struct CopyKeeper: Sendable {
             return
         }
         if let disk = stores.thumbnailsOnDisk,
-           await kept.record({ try await disk.write(encoded, source: thumbnail.source, for: key) }) {
+           await kept.record({
+               try await disk.write(encoded, source: thumbnail.source, originLastModified: origin.lastModified, for: key)
+           }) {
             kept.thumbnailsOnDisk.insert(key.size)
         }
         if let store = stores.thumbnailsInStore,

@@ -24,7 +24,8 @@ struct ObjectStoreThumbnailTier: ThumbnailProviding {
         else { return try await next.thumbnail(for: request, progress: progress) }
         statistics.record { $0.objectStoreHits += 1 }
         logger.debug("thumbnail from the object store", metadata: ["key": "\(request.key)"])
-        keeper.keepOnDisk(found, of: request.key)
+        keeper.keepOnDisk(found.bytes, source: found.thumbnail.source,
+                          originLastModified: found.thumbnail.originLastModified, of: request.key)
         return found.thumbnail
     }
 }

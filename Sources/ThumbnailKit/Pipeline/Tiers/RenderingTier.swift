@@ -19,7 +19,10 @@ struct RenderingTier: RenditionProviding {
             report: { work.report($0) }))
         if request.cachePolicy == .revalidate, !original.isNew { throw OriginalUnchanged() }
         work.report(.decoding)
-        let made = try await renderer.render(original.body, wantedSizes: { work.wantedSizes }, priority: priority)
+        var made = try await renderer.render(original.body, wantedSizes: { work.wantedSizes }, priority: priority)
+        if let lastModified = original.metadata.lastModified {
+            for size in made.keys { made[size]?.originLastModified = lastModified }
+        }
         logger.debug("decoded", metadata: ["url": "\(request.url)", "sizes": "\(made.keys.map(\.description))"])
         return Rendition(thumbnails: made, original: original)
     }
