@@ -172,6 +172,7 @@ kill -- "-$thumbor"
 # thumbnailer serve, unsigned like thumbor's /unsafe/ URLs, its disk cache in the work directory.
 # start_serve [OPTION...]: starts it on a free port; sets serve (its pid) and serve_base.
 start_serve() {
+    : > "$work/serve.out"  # there, and empty, before the server writes its address line
     "$bin" serve --insecure-unsigned --private-addresses --port 0 --cache-dir "$work/thumbnailer-cache" "$@" \
         > "$work/serve.out" 2>> "$work/serve.err" &
     serve=$!; pids+=("$serve")
