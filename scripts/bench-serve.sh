@@ -5,24 +5,33 @@
 # nginx), one box size, the same wrk concurrency for all. Peers: thumbor 7.8
 # (PyPI, in a venv under .build/bench-serve, its default settings plus
 # MAX_WIDTH/MAX_HEIGHT at the box, one process per core) and nginx's
-# image_filter (Debian's libnginx-mod-http-image-filter, one worker per core).
-# `thumbnailer serve` joins the table once the build has it.
+# image_filter (Debian's libnginx-mod-http-image-filter, one worker per core);
+# then `thumbnailer serve` (this checkout, built for release, unsigned URLs).
 # Each server gets the same wrk load for the same time (one connection per wrk
 # thread, each asking for its own URLs in turn); a run that would ask for a URL
-# twice is marked, so no row counts a cache hit as a render.
-# Usage: scripts/bench-serve.sh [--box N] [--connections N] [--urls N] [--seconds N]
+# twice is marked, so no row counts a cache hit as a render. The origin's log
+# gives each row its count of origin GETs: a cold row fetches once per render.
+# Then thumbnailer's hits/s: memory hits (the same 64 thumbnails asked again and
+# again) and disk hits (a server started afresh on the same cache, memory held
+# to nothing when `serve` has --memory-budget, cycling over all the URLs).
+# --giant: the same cold runs on a 24 MP JPEG (made with Pillow) under
+# distinct URLs, 64 connections for 20 s: peak RSS under 64 concurrent cold 24 MP renders.
+# Usage: scripts/bench-serve.sh [--box N] [--connections N] [--urls N] [--seconds N] [--giant]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-box=256 connections=32 urls=1000 seconds=5
+box=256 connections="" urls=1000 seconds="" giant=0
 while [ $# -gt 0 ]; do
     case $1 in
         --box) box=$2; shift 2 ;;
         --connections) connections=$2; shift 2 ;;
         --urls) urls=$2; shift 2 ;;
         --seconds) seconds=$2; shift 2 ;;
-        *) echo "usage: $0 [--box N] [--connections N] [--urls N] [--seconds N]" >&2; exit 64 ;;
+        --giant) giant=1; shift ;;
+        *) echo "usage: $0 [--box N] [--connections N] [--urls N] [--seconds N] [--giant]" >&2; exit 64 ;;
     esac
 done
+# A 24 MP render takes seconds with 64 at once: a longer run, so that rows count more than a handful.
+if [ "$giant" = 1 ]; then : "${connections:=64}" "${seconds:=20}"; else : "${connections:=32}" "${seconds:=5}"; fi
 
 need=""
 command -v wrk >/dev/null 2>&1 || need="$need wrk"
@@ -40,6 +49,14 @@ if [ ! -x "$venv/bin/thumbor" ]; then
     "$venv/bin/pip" install -q "thumbor==7.8.0"
 fi
 
+# Built first: a build that fails stops the run before any server starts.
+bin=.build/release/thumbnailer
+swift build -c release --product thumbnailer >&2
+if ! "$bin" serve --help 2>/dev/null | grep -q -- --insecure-unsigned; then
+    echo "bench-serve: this build has no \`thumbnailer serve\`" >&2
+    exit 1
+fi
+
 work=$(mktemp -d /tmp/thumbnailer-bench-serve.XXXXXX)
 chmod 755 "$work"  # nginx's workers run as nobody
 pids=()
@@ -54,8 +71,17 @@ trap cleanup EXIT
 # free_port: a port nothing listens on now.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# The origin: /img/N.jpg|png is photo N mod 5, hard links to the test photos.
-mapfile -t photos < <(ls TestImages/photo-*)
+# The origin: /img/N.jpg|png is photo N mod 5, hard links to the test photos
+# (with --giant, all links to one 24 MP JPEG).
+if [ "$giant" = 1 ]; then
+    echo "bench-serve: making a 6000x4000 JPEG" >&2
+    pillow=python3
+    python3 -c 'import PIL' 2>/dev/null || pillow=/usr/bin/python3  # Debian's python3-pil beside another python3
+    "$pillow" scripts/bench/serve/giant.py "$work/giant-6000x4000.jpg"
+    photos=("$work/giant-6000x4000.jpg")
+else
+    mapfile -t photos < <(ls TestImages/photo-*)
+fi
 mkdir -p "$work/origin/img" "$work"/{client,proxy,fastcgi,uwsgi,scgi}
 paths=()
 for ((n = 0; n < urls; n++)); do
@@ -80,26 +106,43 @@ wait_for() {
     exit 1
 }
 
-# run NAME BASE IDLE PID URLFILE: wrk over the URL file against BASE, with the
-# peak RSS of PID's process tree; appends a table row.
+# origin_gets: how many GETs the origin has logged so far.
+origin_gets() { cat "$work/origin.log" 2>/dev/null | grep -c '"GET ' || true; }
+
+# run NAME BASE IDLE PID URLFILE [REPEAT]: wrk over the URL file against BASE, with the
+# peak RSS of PID's process tree and the origin GETs it caused; appends a table row.
+# Cold (each URL once) by default; REPEAT=1 for hits (the URLs again and again).
 rows=()
 run() {
-    local name=$1 base=$2 idle=$3 pid=$4 list=$5
+    local name=$1 base=$2 idle=$3 pid=$4 list=$5 repeat=${6:-0}
+    local gets_before; gets_before=$(origin_gets)
     python3 scripts/bench/serve/rss_peak.py "$pid" > "$work/rss" &
     local sampler=$!
     local result
-    result=$(URLS=$list THREADS=$connections IDLE_PATH=$idle \
+    result=$(URLS=$list THREADS=$connections IDLE_PATH=$idle REPEAT=$repeat \
         wrk -t "$connections" -c "$connections" -d "${seconds}s" --timeout 60s -s scripts/bench/serve/requests.lua "$base" \
         | tail -1)
     kill -TERM "$sampler"; wait "$sampler" || true
     local peak; peak=$(cat "$work/rss")
-    rows+=("$(python3 - "$name" "$peak" "$result" <<'PY'
+    local gets=$(( $(origin_gets) - gets_before ))
+    rows+=("$(python3 - "$name" "$peak" "$gets" "$repeat" "$result" <<'PY'
 import json, sys
-name, peak, result = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
-rate = result["rendered"] / result["seconds"]
-note = " (URLs ran out: rerun with more --urls)" if result["exhausted"] else ""
-print("| %s%s | %d | %d | %.1f | %.0f | %.0f | %.1f |" % (name, note, result["rendered"], result["failed"], rate,
-      result["p50_ms"], result["p99_ms"], peak))
+name, peak, gets, repeat, result = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", json.loads(sys.argv[5])
+note = ""
+if repeat:
+    if gets:
+        note += " (origin asked: not all hits)"
+    template = "| %s%s | %d | %d | %.0f | %.2f | %.2f | %.1f | %d |"
+else:
+    if result["exhausted"]:
+        note += " (URLs ran out: rerun with more --urls)"
+    if gets < result["answered"]:
+        note += " (fewer origin GETs than renders: not all cold)"
+    template = "| %s%s | %d | %d | %.1f | %.0f | %.0f | %.1f | %d |"
+if result["socket_errors"]:
+    note += " (%d socket errors)" % result["socket_errors"]
+print(template % (name, note, result["answered"], result["failed"], result["answered"] / result["seconds"],
+                  result["p50_ms"], result["p99_ms"], peak, gets))
 PY
 )")
     echo "${rows[-1]}" >&2
@@ -126,26 +169,56 @@ wait_for "http://127.0.0.1:$thumbor_port/healthcheck"
 run "thumbor 7.8 ($(nproc) processes)" "http://127.0.0.1:$thumbor_port" /healthcheck "$thumbor" "$work/urls-thumbor"
 kill -- "-$thumbor"
 
-# thumbnailer serve, when this build has it.
-bin=.build/release/thumbnailer
-swift build -c release --product thumbnailer >&2
-if "$bin" serve --help 2>/dev/null | grep -q -- --insecure-unsigned; then
-    export THUMBNAILER_KEY=$(python3 -c 'import os; print(os.urandom(32).hex())')
-    export THUMBNAILER_SALT=$(python3 -c 'import os; print(os.urandom(16).hex())')
-    python3 scripts/bench/serve/sign.py "$box" "http://$origin" "${paths[@]}" > "$work/urls-thumbnailer"
-    port=$(free_port)
-    "$bin" serve --port "$port" --cache-dir "$work/thumbnailer-cache" --private-addresses > "$work/serve.log" 2>&1 &
+# thumbnailer serve, unsigned like thumbor's /unsafe/ URLs, its disk cache in the work directory.
+# start_serve [OPTION...]: starts it on a free port; sets serve (its pid) and serve_base.
+start_serve() {
+    : > "$work/serve.out"  # there, and empty, before the server writes its address line
+    "$bin" serve --insecure-unsigned --private-addresses --port 0 --cache-dir "$work/thumbnailer-cache" "$@" \
+        > "$work/serve.out" 2>> "$work/serve.err" &
     serve=$!; pids+=("$serve")
-    wait_for "http://127.0.0.1:$port/healthz"
-    run "thumbnailer serve (cold)" "http://127.0.0.1:$port" /healthz "$serve" "$work/urls-thumbnailer"
-    run "thumbnailer serve (memory hits)" "http://127.0.0.1:$port" /healthz "$serve" "$work/urls-thumbnailer"
-else
-    echo "bench-serve: this build has no \`thumbnailer serve\`: peers only" >&2
-fi
+    local line=""
+    for _ in $(seq 1 200); do
+        line=$(head -1 "$work/serve.out")
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    case $line in
+        "listening on http://"*) serve_base=${line#listening on } ;;
+        *) echo "bench-serve: thumbnailer serve did not start: $(cat "$work/serve.err")" >&2; exit 1 ;;
+    esac
+}
+# stop_serve: SIGTERM, then wait for it to drain and exit.
+stop_serve() { kill -TERM "$serve"; wait "$serve" || true; }
 
-echo "| server | rendered | failed | renders/s | p50 ms | p99 ms | peak RSS MiB |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+python3 scripts/bench/serve/sign.py "$box" "http://$origin" "${paths[@]}" > "$work/urls-thumbnailer"
+start_serve
+run "thumbnailer serve" "$serve_base" /healthz "$serve" "$work/urls-thumbnailer"
+
+if [ "$giant" = 0 ]; then
+    # Memory hits: 64 thumbnails, made first, asked again and again.
+    head -64 "$work/urls-thumbnailer" > "$work/urls-memory"
+    sed "s|^|$serve_base|" "$work/urls-memory" | xargs -n 1 -P 4 curl -s -o /dev/null
+    run "thumbnailer serve, memory hits (64 thumbnails)" "$serve_base" /healthz "$serve" "$work/urls-memory" 1
+    # Disk hits: every URL on disk first (the cold run made only some), then a server with
+    # nothing in memory cycling over all of them.
+    sed "s|^|$serve_base|" "$work/urls-thumbnailer" | xargs -n 1 -P 4 curl -s -o /dev/null
+    stop_serve
+    budget=() disk_name="thumbnailer serve, disk hits ($urls thumbnails"
+    if "$bin" serve --help | grep -q -- --memory-budget; then
+        budget=(--memory-budget 1) disk_name+=", --memory-budget 1)"
+    else
+        disk_name+=" cycled past the memory budget: some may be memory hits)"
+    fi
+    start_serve "${budget[@]}"
+    run "$disk_name" "$serve_base" /healthz "$serve" "$work/urls-thumbnailer" 1
+fi
+stop_serve
+
+echo "| server | answered | failed | renders/s, hits/s | p50 ms | p99 ms | peak RSS MiB | origin GETs |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 printf '%s\n' "${rows[@]}"
 echo
-echo "box ${box}x$box (fit), $urls distinct source URLs over ${#photos[@]} photos, wrk -t $connections -c $connections -d ${seconds}s," \
+source_note="$urls distinct source URLs over ${#photos[@]} photos"
+[ "$giant" = 1 ] && source_note="$urls distinct source URLs of one 6000x4000 (24 MP) JPEG"
+echo "box ${box}x$box (fit), $source_note, wrk -t $connections -c $connections -d ${seconds}s," \
      "$(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -38,6 +38,12 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port = 8080
 
+    @Option(help: ArgumentHelp(
+        "Seconds a connection may stay without a request before it is closed, counting a request whose headers are still coming.",
+        discussion: "Keep it above the idle timeout of a load balancer in front (60 s by default on AWS's).",
+        valueName: "seconds"))
+    var idleTimeout = 75
+
     @Flag(help: "Accept unsigned URLs, whose signature segment is _. For development only: anyone can then make the server fetch anything.")
     var insecureUnsigned = false
 
@@ -56,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
     func validate() throws {
         try cache.validateUsable()
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard (1...86_400).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 86400 seconds") }
         _ = try signing()
     }
 
@@ -92,8 +99,11 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
         var logger = Logger(label: "thumbnailer.serve")
         logger.logLevel = .warning
         let shownHost = host.contains(":") ? "[\(host)]" : host
+        // The idle timeout also closes a client that sends its headers a byte at a time (slowloris):
+        // a connection counts as active only once a whole request head has arrived.
         let application = Application(router: router,
-                                      server: .http1(configuration: .init(additionalChannelHandlers: [thumbnails.hangUpHandler()])),
+                                      server: .http1(configuration: .init(additionalChannelHandlers: [thumbnails.hangUpHandler()],
+                                                                          idleTimeout: .seconds(Int64(idleTimeout)))),
                                       configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
                                       onServerRunning: { channel in
                                           print("listening on http://\(shownHost):\(channel.localAddress?.port ?? 0)")

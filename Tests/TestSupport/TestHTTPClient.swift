@@ -29,20 +29,11 @@ public enum TestHTTPClient {
 
     public static func request(_ method: String = "GET", port: Int, path: String,
                             headers: [String: String] = [:]) throws -> Response {
-        let fd = try connect(port: port)
-        defer { close(fd) }
+        let connection = try TestSocket(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        try send(Array((head + "\r\n").utf8), on: fd)
-        var received = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { break }
-            guard count > 0 else { throw Failure(description: "recv: errno \(errno) after \(received.count) bytes") }
-            received += chunk[..<count]
-        }
-        return try parse(received)
+        try send(Array((head + "\r\n").utf8), on: connection.descriptor)
+        return try parse(try connection.receiveToEnd())
     }
 
     /// A socket connected to `port` on 127.0.0.1, reads timing out after 30 s; the caller closes it.
@@ -75,7 +66,8 @@ public enum TestHTTPClient {
         }
     }
 
-    private static func parse(_ bytes: [UInt8]) throws -> Response {
+    /// A response read off a connection: status line, headers, and the rest as the body.
+    public static func parse(_ bytes: [UInt8]) throws -> Response {
         let separator = Array("\r\n\r\n".utf8)
         guard let end = (0...max(0, bytes.count - separator.count)).first(where: { bytes[$0..<min(bytes.count, $0 + 4)].elementsEqual(separator) })
         else { throw Failure(description: "no response head in \(bytes.count) bytes") }

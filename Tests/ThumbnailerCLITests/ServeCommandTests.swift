@@ -33,35 +33,12 @@ import Darwin
 
     deinit { origin.stop() }
 
-    /// A running `serve` and the port it printed.
-    struct Server {
-        let process: ChildProcess.Running
-        let port: Int
-
-        func get(_ path: String, method: String = "GET", headers: [String: String] = [:]) async throws -> TestHTTPClient.Response {
-            try await runBlocking { [port] in try TestHTTPClient.request(method, port: port, path: path, headers: headers) }
-        }
-
-        /// SIGTERM, then the exit (killed after 60 s).
-        func stop() async throws -> ChildProcess.Outcome {
-            process.signal(SIGTERM)
-            return try await runBlocking { [process] in process.wait(within: .init(duration: .seconds(60))) }
-        }
-    }
+    typealias Server = ServeProcess
 
     /// Starts `serve --port 0 --private-addresses` (the origin is on loopback) and waits for its address line.
     func startServer(_ options: [String] = ["--private-addresses"],
                      environment: [String: String] = ServeCommandTests.environment) async throws -> Server {
-        let process = try ChildProcess.start(["serve", "--port", "0", "--cache-dir", temporary.path("cache")] + options,
-                                             environment: environment)
-        let prefix = "listening on http://127.0.0.1:"
-        let printed = try await eventually { process.standardOutputSoFar.contains("\n") }
-        let line = process.standardOutputSoFar.split(separator: "\n").first.map(String.init) ?? ""
-        guard printed, line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
-            let outcome = process.kill()
-            throw TestHTTPClient.Failure(description: "no address line: \(line) \(outcome.summary)")
-        }
-        return Server(process: process, port: port)
+        try await ServeProcess.start(["--cache-dir", temporary.path("cache")] + options, environment: environment)
     }
 
     func path(_ originPath: String, size: ThumbnailSize = .fit(256), mode: ResizeMode = .fit,

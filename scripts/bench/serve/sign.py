@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Signed `thumbnailer serve` paths for scripts/bench-serve.sh, as imgproxy signs
-them: base64url (no padding) of HMAC-SHA256(key, salt + path), key and salt hex
-from THUMBNAILER_KEY and THUMBNAILER_SALT.
+"""`thumbnailer serve` paths for scripts/bench-serve.sh. Signed as imgproxy signs
+them when THUMBNAILER_KEY and THUMBNAILER_SALT (hex) are set: base64url (no
+padding) of HMAC-SHA256(key, salt + path); else unsigned (signature segment `_`,
+for `serve --insecure-unsigned`).
 
 Usage: sign.py BOX ORIGIN PATH... ; prints /SIGNATURE/BOX/fit/BASE64URL(ORIGIN/PATH) per line."""
 import base64
@@ -16,12 +17,14 @@ def b64(data):
 
 
 def main():
-    key = bytes.fromhex(os.environ["THUMBNAILER_KEY"])
-    salt = bytes.fromhex(os.environ["THUMBNAILER_SALT"])
+    key, salt = os.environ.get("THUMBNAILER_KEY"), os.environ.get("THUMBNAILER_SALT")
     box, origin = sys.argv[1], sys.argv[2]
     for path in sys.argv[3:]:
         unsigned = "/%s/fit/%s" % (box, b64(("%s/%s" % (origin, path)).encode()))
-        signature = b64(hmac.new(key, salt + unsigned.encode(), hashlib.sha256).digest())
+        if key and salt:
+            signature = b64(hmac.new(bytes.fromhex(key), bytes.fromhex(salt) + unsigned.encode(), hashlib.sha256).digest())
+        else:
+            signature = "_"
         print("/%s%s" % (signature, unsigned))
 
 
