@@ -52,16 +52,7 @@ import Darwin
     /// Starts `serve --port 0 --private-addresses` (the origin is on loopback) and waits for its address line.
     func startServer(_ options: [String] = ["--private-addresses"],
                      environment: [String: String] = ServeCommandTests.environment) async throws -> Server {
-        let process = try ChildProcess.start(["serve", "--port", "0", "--cache-dir", temporary.path("cache")] + options,
-                                             environment: environment)
-        let prefix = "listening on http://127.0.0.1:"
-        let printed = try await eventually { process.standardOutputSoFar.contains("\n") }
-        let line = process.standardOutputSoFar.split(separator: "\n").first.map(String.init) ?? ""
-        guard printed, line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
-            let outcome = process.kill()
-            throw TestHTTPClient.Failure(description: "no address line: \(line) \(outcome.summary)")
-        }
-        return Server(process: process, port: port)
+        try await Self.startServe(["--port", "0", "--cache-dir", temporary.path("cache")] + options, environment: environment)
     }
 
     func path(_ originPath: String, size: ThumbnailSize = .fit(256), mode: ResizeMode = .fit,
