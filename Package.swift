@@ -217,7 +217,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbnailServerTests",
-            dependencies: ["ThumbnailServer", "ThumbnailKit"]
+            dependencies: ["ThumbnailServer", "ThumbnailKit",
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         .testTarget(
             name: "ThumbnailFeedsTests",

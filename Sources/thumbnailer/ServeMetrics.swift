@@ -8,20 +8,11 @@ import ThumbnailServer
 /// `serve`'s metrics: swift-metrics bootstrapped once per process onto a Prometheus
 /// registry, which `/metrics` shows, with the values read at each scrape.
 enum ServeMetrics {
-    /// Latency buckets of every swift-metrics `Timer` (`thumbnailer_response_seconds`):
-    /// from a memory hit (well under a millisecond) to a slow origin's render.
-    static let durationBuckets: [Duration] = [
-        .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
-    ]
-
-    /// A registry that every swift-metrics metric of this process goes to from now on.
-    /// Call once, before anything makes a metric (one made before goes nowhere).
+    /// A registry that every swift-metrics metric of this process goes to from now on
+    /// (``ServerMetrics``). Call once, before anything makes a metric (one made before goes nowhere).
     static func bootstrap() -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = durationBuckets
-        MetricsSystem.bootstrap(factory)
+        MetricsSystem.bootstrap(ServerMetrics.factory(registry: registry))
         return registry
     }
 

@@ -10,7 +10,7 @@ import Prometheus
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
-/// MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+/// MetricsSystem.bootstrap(ServerMetrics.factory(registry: registry))
 /// OperationsRoutes(readinessChecks: [.diskCache(cache)], metrics: registry).addRoutes(to: router)
 /// ThumbnailServer(pipeline: pipeline, signing: signing).addRoutes(to: router)
 /// ```
