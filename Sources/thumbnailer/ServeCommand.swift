@@ -2,8 +2,6 @@ import ArgumentParser
 import CommandLineSupport
 import Hummingbird
 import Logging
-import Metrics
-import Prometheus
 import ServiceLifecycle
 import ThumbnailHTTP
 import ThumbnailKit
