@@ -29,7 +29,7 @@ package struct JSONLineLogHandler: LogHandler {
         line.add("time", Self.timestamp())
         let message = "\(event.message)"
         if !message.isEmpty { line.add("message", message) }
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let merged = metadata.isEmpty ? event.metadata ?? [:] : metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             Self.add(value, as: key, to: &line)
         }
