@@ -25,7 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),  // kitty graphics payloads
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),  // thumbnailer serve
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),  // serve's counters; Hummingbird uses it too
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),  // serve's /metrics
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),  // Hummingbird's already; what serve records through
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),  // serve's header names; Hummingbird's too
     ],
     targets: [
@@ -126,6 +127,7 @@ let package = Package(
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ExtrasBase64", package: "swift-extras-base64")]
         ),
         // The README's code samples, one file each, so that every build compiles them.
@@ -174,6 +176,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // One run of the memory benchmark: a scripted scroll under one strategy (scripts/memprofile.sh).
@@ -215,7 +219,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbnailServerTests",
-            dependencies: ["ThumbnailServer", "ThumbnailKit"]
+            dependencies: ["ThumbnailServer", "ThumbnailKit",
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         .testTarget(
             name: "ThumbnailFeedsTests",

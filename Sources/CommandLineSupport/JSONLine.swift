@@ -46,6 +46,11 @@ package struct JSONLine: Sendable {
     /// with them DEL, the C1 controls, U+2028, U+2029 and the bidi controls (``TerminalText/isControl(_:)``), which
     /// JSON allows raw but a terminal showing the line would act on.
     package static func quoted(_ string: String) -> String {
+        // Most strings (keys, paths, URLs) are printable ASCII without a quote or a backslash:
+        // one scan of their bytes and one copy, instead of a test and an append per scalar.
+        if string.utf8.allSatisfy({ (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return "\"" + string + "\""
+        }
         var result = "\""
         for scalar in string.unicodeScalars {
             switch scalar {

@@ -48,17 +48,22 @@ public struct ThumbnailServer: Sendable {
 
     /// Which URLs are accepted.
     public let signing: SigningPolicy
+    /// The source hosts allowed; `nil` for any (the pipeline's address policy still applies).
+    public let allowList: SourceAllowList?
     /// `Cache-Control`'s `max-age` in seconds. Default: a day.
     public let maxAge: Int
     private let limits: Limits
     private let thumbnails: EncodedThumbnails
     private let hangUps = ClientHangUps()
-    private let metrics = ServerMetrics()
+    private let metrics = ServingMetrics()
 
     /// - Parameters:
     ///   - pipeline: where thumbnails come from: its tiers, and its encoder for the bytes sent.
-    public init(pipeline: ThumbnailPipeline, signing: SigningPolicy, limits: Limits = Limits(), maxAge: Int = 86_400) {
+    ///   - allowList: the source hosts allowed; any other gets 403 before anything is fetched.
+    public init(pipeline: ThumbnailPipeline, signing: SigningPolicy, allowList: SourceAllowList? = nil,
+                limits: Limits = Limits(), maxAge: Int = 86_400) {
         self.signing = signing
+        self.allowList = allowList
         self.maxAge = maxAge
         self.limits = limits
         thumbnails = EncodedThumbnails(
@@ -92,6 +97,7 @@ public struct ThumbnailServer: Sendable {
         } catch {
             return failure(ServerFailure(error))
         }
+        if let allowList, !allowList.allows(url.source) { return failure(.sourceRefused) }
         let choice = FormatChoice(asked: url.format, accept: request.headers[.accept])
         let key = ServedKey(source: url.source, size: url.requestedSize, format: choice.format)
         if let hit = thumbnails.inMemory(key) {
@@ -148,8 +154,8 @@ public struct ThumbnailServer: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: failure.message + "\n")))
     }
 
-    /// `X-Thumbnail-Tier`: which tier answered.
-    static let tierField = HTTPField.Name("X-Thumbnail-Tier")!
+    /// `X-Thumbnail-Tier`: which tier answered a thumbnail, `memory`, `disk`, `store` or `render`.
+    public static let tierField = HTTPField.Name("X-Thumbnail-Tier")!
 
     private var isSigned: Bool {
         if case .signed = signing { true } else { false }

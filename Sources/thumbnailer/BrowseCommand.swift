@@ -60,7 +60,7 @@ struct BrowseCommand: AsyncParsableCommand, TunesAllocator {
         let feedSource = FeedSource(location: source.feed, imageKeyPath: source.imageKey,
                                     maximumBytes: source.maxFeedBytes.bytes)
         let feedLoader = try source.makeFeedLoader()
-        let feed = await MainActor.run { [retryPolicy = source.retryPolicy] in
+        let feed = await MainActor.run { [retryPolicy = source.transfer.retryPolicy] in
             Self.feedLoader(source: feedSource, loader: feedLoader, retryPolicy: retryPolicy)
         }
         let note = await BrowserLoop(session: session, feed: feed, feedName: source.feed, pipeline: pipeline,

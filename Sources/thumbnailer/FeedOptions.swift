@@ -22,30 +22,10 @@ struct FeedOptions: ParsableArguments {
         """)
     var privateAddresses: AddressChoice?
 
-    @Option(help: "The largest image downloaded, announced or counted, e.g. 50M (at least 1 byte; no unlimited).")
-    var maxDownloadBytes = ByteCount(bytes: 50_000_000)
-
     @Option(help: "The largest feed read, from the web or a file, announced or counted as it arrives, e.g. 64M (at least 1 byte; no unlimited).")
     var maxFeedBytes = ByteCount(bytes: 32 << 20)
 
-    @Option(help: "A transfer slower than this many bytes per second for --low-speed-time ends as stalled (at least 1).")
-    var lowSpeedLimit = 1024
-
-    @Option(help: "Seconds a transfer may stay under --low-speed-limit (at least 1).")
-    var lowSpeedTime = 15
-
-    @Option(help: """
-        Seconds one download may take in all (at least 1), or unlimited: then only the speed floor \
-        ends a transfer. A body still arriving above --low-speed-limit when this runs out is not \
-        retried: a server that slow stays slow.
-        """)
-    var transferTimeout = Liftable.limit(120)
-
-    @Option(help: """
-        Attempts per image; only transient failures (connect timeouts, stalls, 5xx, 429, dropped \
-        connections) are retried. At least 1 (no retry).
-        """)
-    var retries = 3
+    @OptionGroup var transfer: TransportOptions
 
     /// Allow or refuse private addresses.
     enum AddressChoice: String, ExpressibleByArgument {
@@ -54,12 +34,7 @@ struct FeedOptions: ParsableArguments {
 
     func validate() throws {
         try cache.validateUsable()
-        try LimitOption.validate(maxDownloadBytes.bytes, "--max-download-bytes", unit: "byte")
         try LimitOption.validate(maxFeedBytes.bytes, "--max-feed-bytes", unit: "byte")
-        try LimitOption.validate(lowSpeedLimit, "--low-speed-limit", unit: "byte per second")
-        try LimitOption.validate(lowSpeedTime, "--low-speed-time", unit: "second")
-        if let seconds = transferTimeout.value { try LimitOption.validate(seconds, "--transfer-timeout", unit: "second", liftable: true) }
-        try LimitOption.validate(retries, "--retries")
     }
 
     /// The address policy: as asked, else as ``HTTPDataLoader/AddressPolicy/default(forFeedAt:)`` decides.
@@ -71,17 +46,8 @@ struct FeedOptions: ParsableArguments {
         }
     }
 
-    /// When to retry an image.
-    var retryPolicy: RetryPolicy { RetryPolicy(maximumAttempts: retries) }
-
     /// How images are downloaded: the speed floor and time limits asked for, with ``addressPolicy``.
-    var imageTransport: HTTPDataLoader.Configuration { transport(addressPolicy: addressPolicy) }
-
-    /// The speed floor and time limits asked for, with `addressPolicy`.
-    private func transport(addressPolicy: HTTPDataLoader.AddressPolicy) -> HTTPDataLoader.Configuration {
-        HTTPDataLoader.Configuration(transferTimeout: transferTimeout.value.map { .seconds($0) }, lowSpeedLimit: lowSpeedLimit,
-                                     lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy)
-    }
+    var imageTransport: HTTPDataLoader.Configuration { transfer.transport(addressPolicy: addressPolicy) }
 
     /// HTTP (as configured) for web URLs, files for the rest; failing to start libcurl exits 1.
     private static func loader(_ configuration: HTTPDataLoader.Configuration) throws -> SchemeRoutingDataLoader {
@@ -101,6 +67,6 @@ struct FeedOptions: ParsableArguments {
     /// What fetches the feed, under the images' speed floor and time limits;
     /// its address is the user's choice, so any address is allowed.
     func makeFeedLoader() throws -> SchemeRoutingDataLoader {
-        try Self.loader(transport(addressPolicy: .any))
+        try Self.loader(transfer.transport(addressPolicy: .any))
     }
 }

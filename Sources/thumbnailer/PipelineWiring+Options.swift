@@ -8,9 +8,14 @@ extension PipelineWiring {
     /// download cap, and the store with `--store-originals`.
     init(source: FeedOptions, diskCache: DiskCache, store: StoreOptions, objectStore: S3ObjectStore?) {
         self.init(diskCache: diskCache, transport: source.imageTransport)
-        retryPolicy = source.retryPolicy
-        maximumDownloadBytes = source.maxDownloadBytes.bytes
+        apply(source.transfer)
         self.objectStore = objectStore
         keepsOriginalsInObjectStore = store.storeOriginals
+    }
+
+    /// The retries and download cap of `transfer`; its timeouts are the transport's, which the caller builds with its address policy.
+    mutating func apply(_ transfer: TransportOptions) {
+        retryPolicy = transfer.retryPolicy
+        maximumDownloadBytes = transfer.maxDownloadBytes.bytes
     }
 }

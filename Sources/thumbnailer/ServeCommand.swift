@@ -22,8 +22,20 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
             The signature is imgproxy's: base64url, without padding, of HMAC-SHA256(key, salt + path), \
             path being everything after the signature segment; key and salt are hex, from \
             THUMBNAILER_KEY and THUMBNAILER_SALT. With --port 0 a free port is chosen; the first \
-            line on standard output is always `listening on http://HOST:PORT`. SIGTERM or SIGINT \
-            stops accepting, finishes what is in flight and exits 0.
+            line on standard output is always `listening on http://HOST:PORT`; after it, one JSON \
+            object per request (time, method, path, status, bytes, duration_ms, tier) unless \
+            --no-access-log. SIGTERM or SIGINT stops accepting, lets what is in flight finish for up \
+            to --drain-timeout seconds and exits 0.
+
+            GET /healthz answers 200 while the process runs; GET /readyz 200 when the cache \
+            directory can be written and the store (with --store) answers, else 503; GET /metrics \
+            the counters, gauges and latency histograms in Prometheus's text format.
+
+            Every option can come from the environment instead: THUMBNAILER_ and its name in \
+            capitals with _ for -, e.g. THUMBNAILER_PORT=8080, THUMBNAILER_CACHE_DIR=/var/cache/thumbs, \
+            THUMBNAILER_INSECURE_UNSIGNED=1 (a flag takes 1/true/yes or 0/false/no), \
+            THUMBNAILER_ALLOW_SOURCE=*.example.com,images.example.org (a repeatable option takes a \
+            comma-separated list). An option on the command line wins over its variable.
 
             Exit status: 0 after SIGTERM or SIGINT, 1 when the cache or the address cannot be used, \
             2 when the store cannot be used, 64 on usage errors (no key and salt without --insecure-unsigned).
@@ -50,11 +62,26 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
     @Flag(help: "Allow sources whose host resolves to a loopback, private or link-local address (refused by default).")
     var privateAddresses = false
 
+    @Option(help: ArgumentHelp(
+        "Fetch only from source hosts matching this glob: images.example.org, *.example.com (any host below it) or *; repeatable. Default: any public host.",
+        valueName: "glob"))
+    var allowSource: [String] = []
+
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var store: StoreOptions
 
     @OptionGroup var limits: ServeLimitOptions
+
+    @OptionGroup var transfer: TransportOptions
+
+    @OptionGroup var decoderMemory: DecoderMemoryOption
+
+    @Option(help: "Seconds that requests in flight at SIGTERM or SIGINT may take to finish before the process exits 0 anyway (at least 1).")
+    var drainTimeout = 10
+
+    @Flag(help: "Write no access log on standard output.")
+    var noAccessLog = false
 
     @Flag(help: "Log every request's pipeline work to stderr.")
     var verbose = false
@@ -63,7 +90,19 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
         try cache.validateUsable()
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard (1...86_400).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be between 1 and 86400 seconds") }
+        try LimitOption.validate(drainTimeout, "--drain-timeout", unit: "second")
         _ = try signing()
+        _ = try allowList()
+    }
+
+    /// The source hosts `--allow-source` allows; `nil` without it (any host).
+    private func allowList() throws -> SourceAllowList? {
+        guard !allowSource.isEmpty else { return nil }
+        do {
+            return try SourceAllowList(patterns: allowSource)
+        } catch {
+            throw ValidationError("--allow-source: \(error)")
+        }
     }
 
     /// Unsigned with `--insecure-unsigned`, else signed with the environment's key and salt.
@@ -81,10 +120,14 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
 
     func run() async throws {
         let signing = try signing()
+        let allowList = try allowList()
+        let metrics = ServeMetrics.bootstrap()  // before anything makes a metric
         let diskCache = try cache.open()
         let objectStore = try await store.open()
         var wiring = PipelineWiring(diskCache: diskCache,
-                                    transport: HTTPDataLoader.Configuration(addressPolicy: privateAddresses ? .any : .publicOnly))
+                                    transport: transfer.transport(addressPolicy: privateAddresses ? .any : .publicOnly))
+        wiring.apply(transfer)
+        wiring.decoder = ThumbnailDecoder(limits: decoderMemory.limits)
         wiring.objectStore = objectStore
         wiring.keepsOriginalsInObjectStore = store.storeOriginals
         wiring.logger = Logger(label: "thumbnailer.serve.pipeline")
@@ -93,8 +136,15 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
         wiring.memoryCostLimit = 0
         let pipeline = wiring.makePipeline()
 
-        let thumbnails = ThumbnailServer(pipeline: pipeline, signing: signing, limits: limits.limits, maxAge: limits.maxAge)
+        let thumbnails = ThumbnailServer(pipeline: pipeline, signing: signing, allowList: allowList,
+                                         limits: limits.limits, maxAge: limits.maxAge)
         let router = Router(context: ThumbnailRequestContext.self)
+        if !noAccessLog {
+            router.add(middleware: AccessLogMiddleware(logger: Logger(label: "thumbnailer.serve.access") { _ in JSONLineLogHandler() }))
+        }
+        router.add(middleware: RequestCountMiddleware())
+        ServeMetrics.operations(registry: metrics, diskCache: diskCache, objectStore: objectStore, pipeline: pipeline)
+            .addRoutes(to: router)  // /healthz, /readyz, /metrics: static paths, which the router prefers to the thumbnails' **
         thumbnails.addRoutes(to: router)
         var logger = Logger(label: "thumbnailer.serve")
         logger.logLevel = .warning
@@ -110,10 +160,11 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
                                           fflush(nil)  // every stream: a test or supervisor waits for this line
                                       },
                                       logger: logger)
-        let services = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var configuration = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the drain, what is still in flight is cancelled.
+        configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
         do {
-            try await services.run()
+            try await ServiceGroup(configuration: configuration).run()
         } catch {
             throw CommandFailure("cannot serve on \(shownHost):\(port): \(error)", exitCode: 1)
         }

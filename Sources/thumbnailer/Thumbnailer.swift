@@ -28,7 +28,7 @@ struct Thumbnailer: AsyncParsableCommand {
         // each command reports as a failure of that file, instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(ServeCommand.withEnvironmentOptions(Array(CommandLine.arguments.dropFirst())))
             // Before the command's work starts any thread: a thread that allocates gets an arena.
             if let tuned = type(of: command) as? any TunesAllocator.Type { ProcessMemory.tuneAllocator(for: tuned.workload) }
             if var asynchronous = command as? any AsyncParsableCommand {

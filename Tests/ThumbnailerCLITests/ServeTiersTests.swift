@@ -59,6 +59,20 @@ extension ServeCommandTests {
         #expect(try await second.stop().status == 0)
     }
 
+    @Test func aSourceOutsideTheAllowListIsRefusedBeforeAnyFetch() async throws {
+        let narrow = try await startServer(["--private-addresses", "--allow-source", "images.example.org",
+                                            "--allow-source", "*.example.com"])
+        let refused = try await narrow.get(path("/portrait.jpg"))
+        #expect(refused.status == 403)
+        #expect(String(decoding: refused.body, as: UTF8.self) == "source refused\n")
+        #expect(origin.requestCount("/portrait.jpg") == 0)
+        #expect(try await narrow.stop().status == 0)
+
+        let open = try await startServer(["--private-addresses", "--allow-source", "*"])
+        #expect(try await open.get(path("/portrait.jpg")).status == 200)
+        #expect(try await open.stop().status == 0)
+    }
+
     /// One render slot and no queue: a request that did not join the first one's render would be refused.
     @Test func aHundredRequestsForOneColdThumbnailShareOneRender() async throws {
         let gate = ResponseGate()

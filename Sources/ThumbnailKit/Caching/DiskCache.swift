@@ -104,6 +104,8 @@ public final class DiskCache: Sendable {
     /// Entries open in this process, which eviction to make room passes over.
     let entriesInUse = EntriesInUse()
     private let imageTracker = ImageEvictionTracker()
+    /// Numbers ``checkWritable()``'s probe files.
+    private let probes = Atomic(0)
 
     /// Entries this process removed to stay within the size limit.
     package struct Evictions: Sendable, Hashable {
@@ -465,6 +467,21 @@ public final class DiskCache: Sendable {
             }
             return statistics
         }
+    }
+
+    /// Throws unless a file can be made in the cache directory now: a probe
+    /// file created (no data) and removed through the cache's open directory,
+    /// which fails once the directory is deleted or its file system is read-only.
+    /// For a server's readiness check; the probe's name is unique to the process and call.
+    /// - Throws: ``DiskCacheError/unusableDirectory(_:reason:)``.
+    package func checkWritable() throws {
+        let name = ".probe-\(getpid())-\(probes.add(1, ordering: .relaxed).newValue)"
+        let probe = openat(directoryDescriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard probe >= 0 else {
+            throw DiskCacheError.unusableDirectory(directory, reason: String(cString: strerror(errno)))
+        }
+        close(probe)
+        unlinkat(directoryDescriptor, name, 0)
     }
 
     /// Reads every entry file in the directory and checks it, a piece at a

@@ -10,6 +10,7 @@ struct ServerFailure: Error, Equatable {
     var retryAfter: Int?
 
     static let overloaded = ServerFailure(status: 503, message: "overloaded, try again", retryAfter: 1)
+    static let sourceRefused = ServerFailure(status: 403, message: "source refused")
     static let deadlineExceeded = ServerFailure(status: 504, message: "deadline exceeded")
 
     init(status: Int, message: String, retryAfter: Int? = nil) {
@@ -47,7 +48,7 @@ struct ServerFailure: Error, Equatable {
             case .tooLarge?:
                 self.init(status: 413, message: "source too large")
             case .privateAddressRefused?, .redirectRefused?:
-                self.init(status: 403, message: "source refused")
+                self = .sourceRefused
             default:
                 self.init(status: 502, message: "source could not be fetched")
             }

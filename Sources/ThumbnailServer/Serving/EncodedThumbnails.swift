@@ -13,10 +13,10 @@ struct EncodedThumbnails: Sendable {
     let encoder: ThumbnailEncoder
     let memory: MemoryCache<ServedKey, ServedThumbnail>
     let admission: RenderAdmission
-    let metrics: ServerMetrics
+    let metrics: ServingMetrics
     private let lookups = Coalescer<ServedKey, ServedThumbnail>()
 
-    init(pipeline: ThumbnailPipeline, memoryBudget: Int, admission: RenderAdmission, metrics: ServerMetrics) {
+    init(pipeline: ThumbnailPipeline, memoryBudget: Int, admission: RenderAdmission, metrics: ServingMetrics) {
         self.pipeline = pipeline
         // The pipeline's own encoder: a render's bytes are then the bytes its disk tier stores.
         encoder = pipeline.configuration.encoder

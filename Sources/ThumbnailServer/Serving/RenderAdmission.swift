@@ -23,9 +23,9 @@ final class RenderAdmission: Sendable {
     /// Requests waiting for a render slot, at most.
     let maximumQueue: Int
     private let state = Mutex(State())
-    private let metrics: ServerMetrics
+    private let metrics: ServingMetrics
 
-    init(maximumRenders: Int, maximumQueue: Int, metrics: ServerMetrics) {
+    init(maximumRenders: Int, maximumQueue: Int, metrics: ServingMetrics) {
         precondition(maximumRenders >= 1 && maximumQueue >= 0, "a render bound of at least 1 and a queue of at least 0")
         self.maximumRenders = maximumRenders
         self.maximumQueue = maximumQueue

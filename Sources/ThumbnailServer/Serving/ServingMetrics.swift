@@ -5,7 +5,7 @@ import Metrics
 /// hits per tier, renders, response times by outcome, renders in flight,
 /// the queue's length, and requests refused as overload. Every metric is made
 /// once, when the server is: bootstrap the metrics system before that.
-struct ServerMetrics: Sendable {
+struct ServingMetrics: Sendable {
     let rendersInFlight = Gauge(label: "thumbnailer_renders_in_flight")
     let queueLength = Gauge(label: "thumbnailer_queue_length")
     let overloaded = Counter(label: "thumbnailer_overloaded_total")
