@@ -91,6 +91,8 @@ extension ServeCommandTests {
         #expect(responses.allSatisfy { $0.status == 200 })
         #expect(Set(responses.map(\.digest)).count == 1)
         #expect(origin.requestCount("/popular.jpg") == 1)
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("\nthumbnailer_renders_total 1\n"), "\(metrics)")
         #expect(try await server.stop().status == 0)
     }
 }
