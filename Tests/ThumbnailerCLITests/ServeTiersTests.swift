@@ -73,6 +73,18 @@ extension ServeCommandTests {
         #expect(try await open.stop().status == 0)
     }
 
+    @Test func anOriginFailureIs502AndASourceOverTheCapIs413() async throws {
+        origin.route("/broken.jpg", .init(status: 500, body: Array("internal details".utf8)))
+        let server = try await startServer(["--private-addresses", "--retries", "1", "--max-download-bytes", "100K"])
+        let broken = try await server.get(path("/broken.jpg"))
+        #expect(broken.status == 502)
+        #expect(String(decoding: broken.body, as: UTF8.self) == "source could not be fetched\n")
+        let large = try await server.get(path("/portrait.jpg"))  // 232 KB
+        #expect(large.status == 413)
+        #expect(String(decoding: large.body, as: UTF8.self) == "source too large\n")
+        #expect(try await server.stop().status == 0)
+    }
+
     /// One render slot and no queue: a request that did not join the first one's render would be refused.
     @Test func aHundredRequestsForOneColdThumbnailShareOneRender() async throws {
         let gate = ResponseGate()
