@@ -15,8 +15,10 @@ import Darwin
 /// sockets: a thousand idle connections, slowloris headers, a 64 KiB URL, a 1 MiB
 /// header block, pipelined garbage. While each goes on a normal client still gets a
 /// thumbnail rendered for it, a refused request is answered 4xx or hung up on, and
-/// the server's peak resident memory (its `VmHWM`) stays within 64 MiB.
-@Suite final class ServeHostileClientTests: Sendable {
+/// the server's peak resident memory (its `VmHWM`) stays within 64 MiB. One at a
+/// time (and apart from the other suites, see scripts/test.sh): a server that falls
+/// behind a flood holds more of it.
+@Suite(.serialized) final class ServeHostileClientTests: Sendable {
     let origin: TestHTTPServer
     let temporary: TemporaryDirectory
     /// The most the server may ever have had resident.

@@ -55,7 +55,8 @@ extension ServeCommandTests {
         defer { gate.open() }
         let names = (0..<5).map { "/busy-\($0).jpg" }
         for name in names { try routeHeld(name, at: gate) }
-        let server = try await startServer(["--private-addresses", "--max-renders", "1", "--max-queue", "1"])
+        // No deadline: the held render waits for the three refusals, which a loaded machine may take long to send.
+        let server = try await startServer(["--private-addresses", "--max-renders", "1", "--max-queue", "1", "--deadline", "unlimited"])
         let paths = names.map { path($0) }
         let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             group.addTask { try await server.get(paths[0]).statusAndRetryAfter }

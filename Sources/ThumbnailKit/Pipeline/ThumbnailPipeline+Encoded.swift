@@ -39,4 +39,25 @@ extension ThumbnailPipeline {
         tiers.keeper.keepOnDisk(bytes, source: facts.source, originLastModified: facts.originLastModified, of: key)
         return bytes.withUnsafeBytes { body(facts, $0) }
     }
+
+    /// The thumbnail `request` asks for and, when a rendition made it just now
+    /// and the keeper stores thumbnails, the bytes the keeper encodes it into
+    /// (in the encoder's preferred format) for the disk tier and the store: a
+    /// server sending that format takes them rather than encoding it again.
+    /// `nil` bytes when the thumbnail came from a stored copy, nothing keeps
+    /// thumbnails, or the encoding failed.
+    /// - Throws: what ``thumbnail(for:progress:)`` throws.
+    package func thumbnailAndKeptEncoding(for request: ThumbnailRequest) async throws -> (Thumbnail, [UInt8]?) {
+        let encodings = tiers.keeper.encodings
+        encodings.claim(request.key)
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try await self.thumbnail(for: request)
+        } catch {
+            _ = encodings.unclaim(request.key)
+            throw error
+        }
+        let encoding = encodings.unclaim(request.key)
+        return (thumbnail, try? await encoding?.value)
+    }
 }

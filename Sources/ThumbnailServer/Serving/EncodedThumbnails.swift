@@ -57,10 +57,19 @@ struct EncodedThumbnails: Sendable {
     }
 
     private func render(_ key: ServedKey) async throws -> ServedThumbnail {
-        let thumbnail = try await pipeline.thumbnail(for: ThumbnailRequest(url: key.source, size: key.size))
+        let request = ThumbnailRequest(url: key.source, size: key.size)
+        // The keeper writes JPEG or PNG; for WebP there is nothing to share.
+        let (thumbnail, kept) = key.format == .webp
+            ? (try await pipeline.thumbnail(for: request), nil) : try await pipeline.thumbnailAndKeptEncoding(for: request)
         metrics.renders.increment()
-        let format = key.format ?? encoder.preferredFormat(for: thumbnail)
-        let bytes = try await BlockingWork.run { [encoder] in try encoder.encode(thumbnail, as: format) }
+        let preferred = encoder.preferredFormat(for: thumbnail)
+        let format = key.format ?? preferred
+        // The keeper encoded the same bytes for the disk tier: one encode serves both.
+        let bytes = if let kept, format == preferred {
+            kept
+        } else {
+            try await BlockingWork.run { [encoder] in try encoder.encode(thumbnail, as: format) }
+        }
         return ServedThumbnail(bytes: ByteBuffer(bytes: bytes), format: format,
                                lastModified: thumbnail.originLastModified, tier: .render)
     }

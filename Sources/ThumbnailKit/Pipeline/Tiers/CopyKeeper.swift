@@ -9,11 +9,24 @@ struct CopyKeeper: Sendable {
     let stores: Stores
     let encoder: ThumbnailEncoder
     let writes: StoredCopyWrites
+    /// Each thumbnail's encoding, started as the rendition is handed over, for a server to share.
+    let encodings = KeptEncodings()
     let logger: Logger
 
-    /// Starts keeping the original of `url` and the thumbnails made of it.
+    /// Starts keeping the original of `url` and the thumbnails made of it;
+    /// each thumbnail's encoding starts at once (see ``KeptEncodings``).
     func keep(_ rendition: Rendition, of url: String) {
-        writes.start(for: url) { await write(rendition, of: url) }
+        var started: [ThumbnailSize: (id: UInt64, encoding: KeptEncodings.Encoding)] = [:]
+        if stores.thumbnailsOnDisk != nil || stores.thumbnailsInStore != nil {
+            for (size, thumbnail) in rendition.thumbnails {
+                started[size] = encodings.start(thumbnail, of: ThumbnailKey(url: url, size: size), with: encoder)
+            }
+        }
+        writes.start(for: url) { [encodings, started] in
+            let kept = await write(rendition, of: url, encodings: started.mapValues(\.encoding))
+            encodings.written(Dictionary(uniqueKeysWithValues: started.map { (ThumbnailKey(url: url, size: $0.key), $0.value.id) }))
+            return kept
+        }
     }
 
     /// Starts keeping on disk a thumbnail read from the object store: its
@@ -33,7 +46,7 @@ struct CopyKeeper: Sendable {
         }
     }
 
-    private func write(_ rendition: Rendition, of url: String) async -> KeptCopies {
+    private func write(_ rendition: Rendition, of url: String, encodings: [ThumbnailSize: KeptEncodings.Encoding]) async -> KeptCopies {
         var kept = KeptCopies()
         let original = rendition.original
         if let inStore = stores.originalsInStore, !original.isFromObjectStore {
@@ -44,10 +57,10 @@ struct CopyKeeper: Sendable {
             }
         }
         await kept.record { try await original.keep?() }
-        if stores.thumbnailsOnDisk != nil || stores.thumbnailsInStore != nil {
-            for (size, thumbnail) in rendition.thumbnails {
-                await write(thumbnail, as: ThumbnailKey(url: url, size: size), origin: original.metadata, into: &kept)
-            }
+        for (size, thumbnail) in rendition.thumbnails {
+            guard let encoding = encodings[size] else { continue }
+            await write(thumbnail, encoded: encoding, as: ThumbnailKey(url: url, size: size), origin: original.metadata,
+                        into: &kept)
         }
         if let failure = kept.failure {
             logger.warning("not stored", metadata: ["url": "\(url)", "error": "\(failure)"])
@@ -55,11 +68,11 @@ struct CopyKeeper: Sendable {
         return kept
     }
 
-    private func write(_ thumbnail: Thumbnail, as key: ThumbnailKey, origin: DiskCacheMetadata,
-                       into kept: inout KeptCopies) async {
+    private func write(_ thumbnail: Thumbnail, encoded encoding: KeptEncodings.Encoding, as key: ThumbnailKey,
+                       origin: DiskCacheMetadata, into kept: inout KeptCopies) async {
         let encoded: [UInt8]
         do {
-            encoded = try await BlockingWork.run { [encoder] in try encoder.encode(thumbnail) }
+            encoded = try await encoding.value
         } catch {
             kept.failure = kept.failure ?? error
             return
