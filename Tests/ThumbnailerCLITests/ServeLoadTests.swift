@@ -24,7 +24,7 @@ extension ServeCommandTests {
         let gate = ResponseGate()
         defer { gate.open() }
         try routeHeld("/slow.jpg", at: gate)
-        let server = try await startServer(["--private-addresses", "--deadline", "unlimited"])
+        let server = try await startServer()
         let socket = try TestHTTPClient.connect(port: server.port)
         try TestHTTPClient.send(Array("GET \(path("/slow.jpg")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), on: socket)
         let fetching = try await eventually { origin.heldResponses == 1 }
@@ -55,8 +55,7 @@ extension ServeCommandTests {
         defer { gate.open() }
         let names = (0..<5).map { "/busy-\($0).jpg" }
         for name in names { try routeHeld(name, at: gate) }
-        // No deadline: the held render waits for the three refusals, which a loaded machine may take long to send.
-        let server = try await startServer(["--private-addresses", "--max-renders", "1", "--max-queue", "1", "--deadline", "unlimited"])
+        let server = try await startServer(["--private-addresses", "--max-renders", "1", "--max-queue", "1"])
         let paths = names.map { path($0) }
         let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             group.addTask { try await server.get(paths[0]).statusAndRetryAfter }

@@ -13,9 +13,12 @@ struct ServeProcess: Sendable {
     let process: ChildProcess.Running
     let port: Int
 
-    /// Starts `serve --port 0` with `options` and waits for its address line.
+    /// Starts `serve --port 0` with `options` and waits for its address line. Without a
+    /// `--deadline` among them, with none: a test that holds a request at its origin would
+    /// otherwise get 504 once a loaded machine has kept it waiting 10 s.
     static func start(_ options: [String], environment: [String: String]) async throws -> ServeProcess {
-        let process = try ChildProcess.start(["serve", "--port", "0"] + options, environment: environment)
+        let deadline = options.contains("--deadline") ? [] : ["--deadline", "unlimited"]
+        let process = try ChildProcess.start(["serve", "--port", "0"] + deadline + options, environment: environment)
         let prefix = "listening on http://127.0.0.1:"
         let printed = try await eventually { process.standardOutputSoFar.contains("\n") }
         let line = process.standardOutputSoFar.split(separator: "\n").first.map(String.init) ?? ""
