@@ -32,11 +32,6 @@ final class RenderAdmission: Sendable {
         self.metrics = metrics
     }
 
-    /// Renders running now.
-    var running: Int { state.withLock { $0.running } }
-    /// Requests waiting now.
-    var queued: Int { state.withLock { $0.waiting.count } }
-
     /// Runs `render` in a slot, waiting in the queue for one if need be.
     /// - Throws: ``Overloaded`` when the queue is full, `CancellationError`
     ///   when the task is cancelled while it waits, or what `render` throws.
@@ -47,7 +42,7 @@ final class RenderAdmission: Sendable {
     }
 
     private func acquire() async throws {
-        enum Admission { case now, queued(UInt64), refused }
+        enum Admission { case now, queued, refused }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -61,7 +56,7 @@ final class RenderAdmission: Sendable {
                     }
                     guard state.waiting.count < maximumQueue else { return .refused }
                     state.waiting.append((id, continuation))
-                    return .queued(id)
+                    return .queued
                 }
                 switch admission {
                 case .now: continuation.resume()
