@@ -8,7 +8,7 @@ import Darwin
 
 /// One HTTP/1.1 request to a server on 127.0.0.1, over a socket of its own with
 /// `Connection: close`, read to the end: what a test of a server it started sends.
-/// Blocking: call it inside ``runBlocking(_:)``. Every read gives up after 30 s, so a
+/// Blocking: call it inside ``runBlocking(_:)``. Every read gives up after 90 s, so a
 /// server that never answers fails the test instead of hanging it.
 public enum TestHTTPClient {
     public struct Response: Sendable {
@@ -36,11 +36,11 @@ public enum TestHTTPClient {
         return try parse(try connection.receiveToEnd())
     }
 
-    /// A socket connected to `port` on 127.0.0.1, reads timing out after 30 s; the caller closes it.
+    /// A socket connected to `port` on 127.0.0.1, reads timing out after 90 s; the caller closes it.
     public static func connect(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: 90, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -24,14 +24,14 @@ extension ServeCommandTests {
         let gate = ResponseGate()
         defer { gate.open() }
         try routeHeld("/slow.jpg", at: gate)
-        let server = try await startServer()
+        // The transport's own stall timeout far off, so only the hang-up can close the transfer in time.
+        let server = try await startServer(["--private-addresses", "--low-speed-time", "600"])
         let socket = try TestHTTPClient.connect(port: server.port)
         try TestHTTPClient.send(Array("GET \(path("/slow.jpg")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), on: socket)
         let fetching = try await eventually { origin.heldResponses == 1 }
         #expect(fetching)
         close(socket)
-        // Well within the transport's own stall timeout (15 s), which would close it too.
-        let closed = try await eventually(within: .seconds(10)) { origin.earlyCloseCount("/slow.jpg") == 1 }
+        let closed = try await eventually(within: .seconds(90)) { origin.earlyCloseCount("/slow.jpg") == 1 }
         #expect(closed, "the origin's transfer stayed open after the client hung up")
         #expect(try await server.get(path("/portrait.jpg")).status == 200)
         #expect(try await server.stop().status == 0)
