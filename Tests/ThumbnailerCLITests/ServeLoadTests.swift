@@ -55,7 +55,8 @@ extension ServeCommandTests {
         defer { gate.open() }
         let names = (0..<5).map { "/busy-\($0).jpg" }
         for name in names { try routeHeld(name, at: gate) }
-        let server = try await startServer(["--private-addresses", "--max-renders", "1", "--max-queue", "1"])
+        // No stall timeout in reach: a held transfer retried on a loaded machine would be a third origin request.
+        let server = try await startServer(["--private-addresses", "--max-renders", "1", "--max-queue", "1", "--low-speed-time", "600"])
         let paths = names.map { path($0) }
         let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             group.addTask { try await server.get(paths[0]).statusAndRetryAfter }
