@@ -128,7 +128,10 @@ let package = Package(
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
-                           .product(name: "ExtrasBase64", package: "swift-extras-base64")]
+                           .product(name: "ExtrasBase64", package: "swift-extras-base64")],
+            // The web list's page, built into the module: a server is one file to deploy.
+            resources: [.embedInCode("WebList/Resources/index.html"), .embedInCode("WebList/Resources/list.js"),
+                        .embedInCode("WebList/Resources/list.css")]
         ),
         // The README's code samples, one file each, so that every build compiles them.
         .target(

@@ -38,6 +38,16 @@ if ! (for tool in $graphics_tools; do command -v "$tool" >/dev/null 2>&1 || exit
         $packages >/dev/null; } \
         || echo "test: the graphics tools could not be installed; the sixel, xterm and kitty tests will skip" >&2
 fi
+# The web list's browser tests drive Debian's Chromium through chromium-driver with python3-selenium
+# (Debian's own python3, which has it); where these cannot be installed, those tests skip, saying why.
+if ! { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && /usr/bin/python3 -c 'import selenium' 2>/dev/null; } \
+    && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "test: installing chromium chromium-driver python3-selenium with apt-get" >&2
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        chromium chromium-driver python3-selenium >/dev/null; } \
+        || echo "test: Chromium could not be installed; the web list's browser tests will skip" >&2
+fi
 # The file-access test counts the system calls a second warm makes with strace; it skips without it.
 if ! command -v strace >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -22,8 +22,9 @@ import ThumbnailKit
 /// response carries `Content-Type`, `Content-Length`, an `ETag` (the SHA-256 of
 /// the bytes), `Cache-Control` (`immutable` when the URL is signed: its bytes
 /// never change), `Last-Modified` when the origin sent one, `Vary: Accept` when
-/// the format was negotiated, and `X-Thumbnail-Tier` (memory, disk, store or
-/// render); `If-None-Match` gets 304 and `HEAD` the headers alone.
+/// the format was negotiated, `X-Thumbnail-Tier` (memory, disk, store or
+/// render) and `X-Source-Size` (the original's, `4000x3000`); `If-None-Match`
+/// gets 304 and `HEAD` the headers alone.
 public struct ThumbnailServer: Sendable {
     /// How much work the server takes on.
     public struct Limits: Sendable {
@@ -52,6 +53,8 @@ public struct ThumbnailServer: Sendable {
     public let allowList: SourceAllowList?
     /// `Cache-Control`'s `max-age` in seconds. Default: a day.
     public let maxAge: Int
+    /// Where thumbnails come from.
+    let pipeline: ThumbnailPipeline
     private let limits: Limits
     private let thumbnails: EncodedThumbnails
     private let hangUps = ClientHangUps()
@@ -66,6 +69,7 @@ public struct ThumbnailServer: Sendable {
         self.allowList = allowList
         self.maxAge = maxAge
         self.limits = limits
+        self.pipeline = pipeline
         thumbnails = EncodedThumbnails(
             pipeline: pipeline, memoryBudget: limits.memoryBudget,
             admission: RenderAdmission(maximumRenders: limits.maximumRenders, maximumQueue: limits.maximumQueue,
@@ -111,7 +115,8 @@ public struct ThumbnailServer: Sendable {
                 metrics.answered(by: thumbnail.tier, in: ContinuousClock.now - started)
                 return success(thumbnail, choice: choice, request: request)
             } catch {
-                return failure(ServerFailure(error))
+                // Cancelled by the client hanging up (or the server shutting down), not by the deadline.
+                return failure(Task.isCancelled ? .clientClosedRequest : ServerFailure(error))
             }
         }
     }
@@ -137,6 +142,7 @@ public struct ThumbnailServer: Sendable {
             .eTag: thumbnail.entityTag.value,
             .cacheControl: "public, max-age=\(maxAge)" + (isSigned ? ", immutable" : ""),
             Self.tierField: thumbnail.tier.rawValue,
+            Self.sourceSizeField: "\(thumbnail.source.orientedWidth)x\(thumbnail.source.orientedHeight)",
         ]
         if choice.variesWithAccept { headers[.vary] = "Accept" }
         if let lastModified = thumbnail.lastModified { headers[.lastModified] = lastModified }
@@ -156,6 +162,8 @@ public struct ThumbnailServer: Sendable {
 
     /// `X-Thumbnail-Tier`: which tier answered a thumbnail, `memory`, `disk`, `store` or `render`.
     public static let tierField = HTTPField.Name("X-Thumbnail-Tier")!
+    /// `X-Source-Size`: the original's size after its orientation, `4000x3000`.
+    public static let sourceSizeField = HTTPField.Name("X-Source-Size")!
 
     private var isSigned: Bool {
         if case .signed = signing { true } else { false }

@@ -49,24 +49,14 @@ struct FeedOptions: ParsableArguments {
     /// How images are downloaded: the speed floor and time limits asked for, with ``addressPolicy``.
     var imageTransport: HTTPDataLoader.Configuration { transfer.transport(addressPolicy: addressPolicy) }
 
-    /// HTTP (as configured) for web URLs, files for the rest; failing to start libcurl exits 1.
-    private static func loader(_ configuration: HTTPDataLoader.Configuration) throws -> SchemeRoutingDataLoader {
-        do {
-            return SchemeRoutingDataLoader(network: try HTTPDataLoader(configuration: configuration))
-        } catch {
-            throw CommandFailure("cannot start HTTP: \(error)", exitCode: 1)
-        }
-    }
-
     /// Fetches and parses the feed, gathering the images of `shard`; a failure exits 2.
     func loadImages(in shard: WarmShard) async throws -> FeedImageList {
         try await FeedSource(location: feed, imageKeyPath: imageKey, maximumBytes: maxFeedBytes.bytes)
             .images(in: shard, with: makeFeedLoader())
     }
 
-    /// What fetches the feed, under the images' speed floor and time limits;
-    /// its address is the user's choice, so any address is allowed.
+    /// What fetches the feed: ``TransportOptions/makeFeedLoader()``.
     func makeFeedLoader() throws -> SchemeRoutingDataLoader {
-        try Self.loader(transfer.transport(addressPolicy: .any))
+        try transfer.makeFeedLoader()
     }
 }

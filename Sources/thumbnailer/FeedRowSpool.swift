@@ -38,11 +38,11 @@ struct FeedRowSpool {
         if endBuffer.count >= Self.pieceSize { try Self.flush(&endBuffer, to: ends) }
     }
 
-    /// The rows written, readable by index.
-    consuming func finish() throws -> FeedRows {
+    /// The rows written, readable by index, under the feed's `title`.
+    consuming func finish(title: String?) throws -> FeedRows {
         try Self.flush(&recordBuffer, to: records)
         try Self.flush(&endBuffer, to: ends)
-        return FeedRows(count: count, records: records, ends: ends)
+        return FeedRows(title: title, count: count, records: records, ends: ends)
     }
 
     private static func flush(_ buffer: inout [UInt8], to file: SpoolFile) throws {

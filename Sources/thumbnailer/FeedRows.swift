@@ -8,13 +8,16 @@ import ThumbnailTerminal
 /// feed of 4.4 M items is browsed at 25 MiB peak RSS for the whole process. On disk a row costs its title
 /// and URL plus 12 bytes (its title's length, and where it ends in the offsets file).
 final class FeedRows: BrowserItems {
+    /// The feed's own title, when it has one.
+    let title: String?
     let count: Int
     /// Each row: its title's length (4 bytes), its title, its URL, one after another.
     private let records: SpoolFile
     /// Where each row's record ends in `records`, 8 bytes a row; a row begins where the one before ends.
     private let ends: SpoolFile
 
-    init(count: Int, records: SpoolFile, ends: SpoolFile) {
+    init(title: String?, count: Int, records: SpoolFile, ends: SpoolFile) {
+        self.title = title
         self.count = count
         self.records = records
         self.ends = ends

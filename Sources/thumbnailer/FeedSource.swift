@@ -15,13 +15,13 @@ struct FeedSource {
     /// the web or a file), so a larger one is never read whole.
     let maximumBytes: Int
 
-    /// The feed's rows for `browse`, written to disk item by item as it is parsed, and shown only once
+    /// The feed's rows for `browse` and `serve --feed`, written to disk item by item as it is parsed, and shown only once
     /// the whole feed has parsed (a malformed document is refused before any row shows).
     func rows(with loader: any DataLoading) async throws -> FeedRows {
         let document = try await fetch(with: loader)
         var spool = try FeedRowSpool()
         var spoolFailure: (any Error)?
-        _ = try parsing { () throws(FeedError) in
+        let outline = try parsing { () throws(FeedError) in
             try FeedParser(imageKeyPath: imageKeyPath).parse(
                 FeedBytes(fileDescriptor: document.descriptor, count: document.count), source: location,
                 onItem: { item in
@@ -31,7 +31,7 @@ struct FeedSource {
                 onRefused: { _ in })
         }
         if let spoolFailure { throw spoolFailure }
-        return try spool.finish()
+        return try spool.finish(title: outline.title)
     }
 
     /// The images of the feed in `shard`, gathered item by item as it is parsed.

@@ -24,8 +24,13 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
             THUMBNAILER_KEY and THUMBNAILER_SALT. With --port 0 a free port is chosen; the first \
             line on standard output is always `listening on http://HOST:PORT`; after it, one JSON \
             object per request (time, method, path, status, bytes, duration_ms, tier) unless \
-            --no-access-log. SIGTERM or SIGINT stops accepting, lets what is in flight finish for up \
+            --no-access-log; status 499 is a request whose client hung up before its answer, \
+            whose work was then cancelled. SIGTERM or SIGINT stops accepting, lets what is in flight finish for up \
             to --drain-timeout seconds and exits 0.
+
+            With --feed, GET / is a web page that lists the feed (a virtualised list, or a grid \
+            with ?view=grid, whose rows cancel their requests when they scroll away) and GET \
+            /feed.json?offset=&limit= its items with signed thumbnail URLs.
 
             GET /healthz answers 200 while the process runs; GET /readyz 200 when the cache \
             directory can be written and the store (with --store) answers, else 503; GET /metrics \
@@ -38,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
             comma-separated list). An option on the command line wins over its variable.
 
             Exit status: 0 after SIGTERM or SIGINT, 1 when the cache or the address cannot be used, \
-            2 when the store cannot be used, 64 on usage errors (no key and salt without --insecure-unsigned).
+            2 when the store or the --feed cannot be used, 64 on usage errors (no key and salt without --insecure-unsigned).
             """)
 
     /// A long-lived process: large blocks go back to the system when freed, two arenas serve every thread.
@@ -72,6 +77,8 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
     @OptionGroup var store: StoreOptions
 
     @OptionGroup var limits: ServeLimitOptions
+
+    @OptionGroup var listedFeed: ServedFeedOptions
 
     @OptionGroup var transfer: TransportOptions
 
@@ -138,6 +145,7 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
 
         let thumbnails = ThumbnailServer(pipeline: pipeline, signing: signing, allowList: allowList,
                                          limits: limits.limits, maxAge: limits.maxAge)
+        let page = try await listedFeed.page(thumbnails: thumbnails, transfer: transfer)
         let router = Router(context: ThumbnailRequestContext.self)
         if !noAccessLog {
             router.add(middleware: AccessLogMiddleware(logger: Logger(label: "thumbnailer.serve.access") { _ in JSONLineLogHandler() }))
@@ -145,6 +153,7 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
         router.add(middleware: RequestCountMiddleware())
         ServeMetrics.operations(registry: metrics, diskCache: diskCache, objectStore: objectStore, pipeline: pipeline)
             .addRoutes(to: router)  // /healthz, /readyz, /metrics: static paths, which the router prefers to the thumbnails' **
+        page?.addRoutes(to: router)  // so are /, /feed.json, /list.js and /list.css
         thumbnails.addRoutes(to: router)
         var logger = Logger(label: "thumbnailer.serve")
         logger.logLevel = .warning

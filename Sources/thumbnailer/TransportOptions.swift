@@ -45,3 +45,16 @@ struct TransportOptions: ParsableArguments {
                                      lowSpeedTime: .seconds(lowSpeedTime), addressPolicy: addressPolicy)
     }
 }
+
+extension TransportOptions {
+    /// What fetches a feed, under the images' speed floor and time limits: HTTP for web URLs, files
+    /// for the rest. The feed's address is the user's choice, so any address is allowed.
+    /// - Throws: ``CommandFailure`` (exit status 1) when libcurl cannot start.
+    func makeFeedLoader() throws -> SchemeRoutingDataLoader {
+        do {
+            return SchemeRoutingDataLoader(network: try HTTPDataLoader(configuration: transport(addressPolicy: .any)))
+        } catch {
+            throw CommandFailure("cannot start HTTP: \(error)", exitCode: 1)
+        }
+    }
+}

@@ -61,3 +61,18 @@ extension ThumbnailPipeline {
         return (thumbnail, try? await encoding?.value)
     }
 }
+
+extension ThumbnailPipeline {
+    /// For each group of keys, the facts of the original that the first of its thumbnails the disk
+    /// tier holds records (`nil` when it holds none of them, or cannot read them): what a page can say
+    /// of a source's size before anyone asks for its thumbnail. Reads the disk tier alone: nothing is
+    /// fetched, decoded or counted as a hit.
+    package func storedSources(of groups: [[ThumbnailKey]]) async -> [ImageHeader?] {
+        guard let onDisk = tiers.stores.thumbnailsOnDisk else { return groups.map { _ in nil } }
+        return await BlockingWork.run {
+            groups.map { keys in
+                keys.lazy.compactMap { key in (try? onDisk.withEncoded(key) { facts, _ in facts.source }) ?? nil }.first
+            }
+        }
+    }
+}

@@ -12,6 +12,8 @@ struct ServerFailure: Error, Equatable {
     static let overloaded = ServerFailure(status: 503, message: "overloaded, try again", retryAfter: 1)
     static let sourceRefused = ServerFailure(status: 403, message: "source refused")
     static let deadlineExceeded = ServerFailure(status: 504, message: "deadline exceeded")
+    /// The client left before its answer was ready (nginx's 499): only the access log sees it.
+    static let clientClosedRequest = ServerFailure(status: 499, message: "client closed request")
 
     init(status: Int, message: String, retryAfter: Int? = nil) {
         self.status = status

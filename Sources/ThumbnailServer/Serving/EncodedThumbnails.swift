@@ -44,7 +44,8 @@ struct EncodedThumbnails: Sendable {
     private func find(_ key: ServedKey) async throws -> ServedThumbnail {
         let stored = await pipeline.withStoredThumbnail(for: key.thumbnailKey, in: key.format) { facts, bytes in
             ServedThumbnail(bytes: ByteBuffer(bytes: bytes), format: facts.format,
-                            lastModified: facts.originLastModified, tier: facts.tier == .disk ? .disk : .store)
+                            lastModified: facts.originLastModified, source: facts.source,
+                            tier: facts.tier == .disk ? .disk : .store)
         }
         let found: ServedThumbnail
         if let stored {
@@ -71,6 +72,6 @@ struct EncodedThumbnails: Sendable {
             try await BlockingWork.run { [encoder] in try encoder.encode(thumbnail, as: format) }
         }
         return ServedThumbnail(bytes: ByteBuffer(bytes: bytes), format: format,
-                               lastModified: thumbnail.originLastModified, tier: .render)
+                               lastModified: thumbnail.originLastModified, source: thumbnail.source, tier: .render)
     }
 }

@@ -9,14 +9,17 @@ struct ServedThumbnail: Sendable {
     let entityTag: EntityTag
     /// The origin's `Last-Modified` for the original, when known.
     let lastModified: String?
+    /// The original's facts: its size is sent as `X-Source-Size`.
+    let source: ImageHeader
     /// The tier that answered this request.
     var tier: ServedTier
 
-    init(bytes: ByteBuffer, format: ImageFormat, lastModified: String?, tier: ServedTier) {
+    init(bytes: ByteBuffer, format: ImageFormat, lastModified: String?, source: ImageHeader, tier: ServedTier) {
         self.bytes = bytes
         self.format = format
         entityTag = bytes.withUnsafeReadableBytes { EntityTag(of: $0) }
         self.lastModified = lastModified
+        self.source = source
         self.tier = tier
     }
 

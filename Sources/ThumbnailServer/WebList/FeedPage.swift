@@ -1,0 +1,121 @@
+import HTTPTypes
+import Hummingbird
+import ThumbnailKit
+
+/// A web page that lists a feed, the web counterpart of `thumbnailer browse`: `GET /` (the page,
+/// its `list.js` and `list.css`) and `GET /feed.json?offset=&limit=&view=list|grid` (a window of
+/// the items, with the URLs of their thumbnails for that view, which ``ThumbnailServer`` signed),
+/// routes an app adds beside the thumbnails'.
+///
+/// The page is a virtualised list (or a grid of `fill` squares, `?view=grid`): only the rows on
+/// screen and a few beyond are in the DOM, and each row owns its load: it asks for its thumbnail
+/// once it has stayed on screen for a moment, aborts the request when it scrolls away or is reused
+/// (the server then cancels the work), and shows `loading`, the image, or `failed` with a retry.
+/// A completion for an item a row no longer shows never lands in it. Keys: `j`/`k`, `g`/`G`, `r`.
+///
+/// ```swift
+/// let page = FeedPage(items: items, title: "Photos", thumbnails: thumbnails)
+/// page.addRoutes(to: router)
+/// thumbnails.addRoutes(to: router)
+/// ```
+public struct FeedPage: Sendable {
+    /// The sizes the page shows thumbnails at, in CSS pixels; its URLs ask for 1× and 2× of each.
+    public struct Layout: Sendable {
+        /// The side of a list row's box, which the thumbnail fits in.
+        public var listBox: Int
+        /// The side of a grid cell, which its square fills.
+        public var gridBox: Int
+
+        public init(listBox: Int = 96, gridBox: Int = 160) {
+            precondition(listBox >= 1 && gridBox >= 1, "boxes must be at least 1 pixel")
+            self.listBox = listBox
+            self.gridBox = gridBox
+        }
+    }
+
+    /// The items listed.
+    public let items: any ListedItems
+    /// The page's heading; the feed's title when it has one.
+    public let title: String?
+    public let layout: Layout
+    private let signing: SigningPolicy
+    private let pipeline: ThumbnailPipeline
+    private let thumbnailPrefix: String
+
+    /// Items a `/feed.json` request gets when it names no `limit`, and the most it may name.
+    public static let defaultLimit = 100
+    public static let maximumLimit = 500
+
+    /// - Parameters:
+    ///   - thumbnails: the server whose URLs the page shows: its signing policy signs them, and its
+    ///     pipeline's disk tier tells the sources' sizes it knows.
+    ///   - thumbnailPrefix: the path the thumbnails' routes are mounted under (`/thumbnails`), or `""` at the root.
+    public init(items: any ListedItems, title: String?, thumbnails: ThumbnailServer,
+                thumbnailPrefix: String = "", layout: Layout = Layout()) {
+        self.items = items
+        self.title = title
+        self.layout = layout
+        signing = thumbnails.signing
+        pipeline = thumbnails.pipeline
+        self.thumbnailPrefix = thumbnailPrefix
+    }
+
+    /// Adds `GET` and `HEAD` for `/`, `/list.js` and `/list.css`, and `GET /feed.json`, under `router`.
+    public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        for (path, asset) in [("/", PageAsset.html), ("/list.js", .script), ("/list.css", .style)] {
+            router.get(RouterPath(path)) { request, _ in asset.response(to: request) }
+            router.head(RouterPath(path)) { request, _ in asset.response(to: request) }
+        }
+        router.get("/feed.json") { request, context -> Response in
+            let parameters = request.uri.queryParameters
+            guard let window = window(offset: parameters["offset"], limit: parameters["limit"]),
+                  let view = ListView(rawValue: String(parameters["view"] ?? "list"))
+            else {
+                return Response(status: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(
+                                    string: "offset must be 0 or more, limit 1 to \(Self.maximumLimit), view list or grid\n")))
+            }
+            var response = try await listing(of: window, for: view).response(from: request, context: context)
+            response.headers[.cacheControl] = "no-cache"
+            return response
+        }
+    }
+
+    /// The items `offset` and `limit` ask for, cut to the feed's end; `nil` when either is malformed.
+    private func window(offset: Substring?, limit: Substring?) -> Range<Int>? {
+        let offset = offset.map { Int($0) } ?? 0
+        let limit = limit.map { Int($0) } ?? Self.defaultLimit
+        guard let offset, let limit, offset >= 0, (1...Self.maximumLimit).contains(limit) else { return nil }
+        let start = min(offset, items.count)
+        return start..<min(items.count, start + limit)
+    }
+
+    /// What the page lays out: rows whose thumbnails fit a box, or a grid of squares.
+    private enum ListView: String {
+        case list, grid
+    }
+
+    private func listing(of window: Range<Int>, for view: ListView) async -> FeedListing {
+        let listed = window.map { items.item(at: $0) }
+        let urls = listed.map { item in
+            (list: [1, 2].map { url(for: item.imageURL, side: layout.listBox * $0, mode: .fit) },
+             grid: [1, 2].map { url(for: item.imageURL, side: layout.gridBox * $0, mode: .fill) })
+        }
+        // Any of an item's four thumbnails on disk records its source's size.
+        let sources = await pipeline.storedSources(of: urls.map { ($0.list + $0.grid).map(\.key) })
+        let entries = zip(listed, zip(urls, sources)).map { item, found in
+            let (urls, source) = found
+            return FeedListing.Item(title: item.title, source: item.imageURL,
+                                    width: source?.orientedWidth, height: source?.orientedHeight,
+                                    thumbnails: (view == .list ? urls.list : urls.grid).map(\.path))
+        }
+        return FeedListing(title: title, count: items.count, offset: window.lowerBound, view: view.rawValue,
+                           box: view == .list ? layout.listBox : layout.gridBox, items: entries)
+    }
+
+    /// The signed path of one thumbnail of `source`, and the key the pipeline stores it by.
+    private func url(for source: String, side: Int, mode: ResizeMode) -> (path: String, key: ThumbnailKey) {
+        let url = ThumbnailURL(size: .fit(side), mode: mode, source: source)
+        return (thumbnailPrefix + url.path(signing: signing), ThumbnailKey(url: source, size: url.requestedSize))
+    }
+}
