@@ -108,7 +108,7 @@ return [...document.querySelectorAll("#spacer .row")].filter((row) => !row.hidde
   const rect = row.getBoundingClientRect();
   return { index: Number(row.dataset.index), state: row.dataset.state, meta: row.querySelector(".meta").textContent,
            shown: rect.bottom > top && rect.top < bottom, pixel,
-           imageWidth: image.naturalWidth, boxWidth: row.querySelector(".frame").clientWidth };
+           imageWidth: image.naturalWidth, imageHeight: image.naturalHeight };
 });
 """
 
@@ -161,16 +161,7 @@ def main():
                         help="items whose origin responses wait until the test lets them go")
     arguments = parser.parse_args()
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1000,800", "--force-device-scale-factor=1", "--enable-precise-memory-info",
-                     "--js-flags=--expose-gc", "--no-first-run", "--disable-extensions",
-                     f"--user-data-dir={os.path.join(arguments.workdir, 'profile')}"]:
-        options.add_argument(argument)
-    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(service=service, options=options)
-    driver.set_script_timeout(600)
+    driver = browser(arguments.workdir, "profile", scale=1)
     try:
         driver.get(arguments.url)
         wait_until(driver, lambda: driver.execute_script("return window.thumbnailList !== undefined"))
@@ -212,9 +203,10 @@ def main():
         scroll_to(driver, held_first)
         wait_until(driver, lambda: any(row["index"] == held_first for row in rows(driver)))
         wait_for_go(arguments.workdir, "held")
+        left = [row["index"] for row in rows(driver)]
         scroll_to(driver, 0)
         wait_until(driver, lambda: all(row["index"] < held_first for row in rows(driver)))
-        report("moved-away", stats=driver.execute_script("return window.thumbnailList.stats"))
+        report("moved-away", left=left, stats=driver.execute_script("return window.thumbnailList.stats"))
         wait_for_go(arguments.workdir, "cancelled")
 
         # A source that fails, then recovers: `r` for one, the retry button for the next.
@@ -236,6 +228,29 @@ def main():
         report("retried-by-button", rows=[state_of(failing), state_of(failing + 1)])
     finally:
         driver.quit()
+
+    # The grid on a screen of twice the density: squares at 2x.
+    driver = browser(arguments.workdir, "profile-grid", scale=2)
+    try:
+        driver.get(arguments.url + "?view=grid")
+        wait_until(driver, lambda: driver.execute_script("return window.thumbnailList !== undefined"))
+        wait_until(driver, lambda: all(row["state"] == "loaded" for row in rows(driver) if row["shown"]))
+        report("grid", rows=rows(driver), density=driver.execute_script("return window.devicePixelRatio"))
+    finally:
+        driver.quit()
+
+
+def browser(workdir, profile, scale):
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1000,800", f"--force-device-scale-factor={scale}", "--enable-precise-memory-info",
+                     "--js-flags=--expose-gc", "--no-first-run", "--disable-extensions",
+                     f"--user-data-dir={os.path.join(workdir, profile)}"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    driver.set_script_timeout(600)
+    return driver
 
 
 if __name__ == "__main__":
