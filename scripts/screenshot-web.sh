@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes scripts/figures/web-list.png, the README's picture of `thumbnailer serve --feed`'s web
 # list: the photos of Debian's lomiri-wallpapers package (CC BY and CC BY-SA; /usr/share/backgrounds), and
-# TestImages after them, in headless Chromium at 1000×700, once every thumbnail on screen has
+# TestImages after them, in headless Chromium (a 1000×840 window), once every thumbnail on screen has
 # loaded. The photos come from a loopback origin (python3's http.server) through serve.
 # Needs chromium, chromium-driver and python3-selenium (Debian); lomiri-wallpapers is optional.
 #   scripts/screenshot-web.sh [list|grid]
@@ -22,7 +22,7 @@ for image in /usr/share/backgrounds/*.jpg TestImages/*.jpg TestImages/*.png; do
     [ -f "$image" ] && ln -s "$(realpath "$image")" "$work/origin/$(basename "$image")"
 done
 port_file="$work/origin-port"
-/usr/bin/python3 - "$work/origin" "$port_file" <<'PY' &
+/usr/bin/python3 - "$work/origin" "$port_file" 2>/dev/null <<'PY' &
 import functools, http.server, json, os, sys
 root, port_file = sys.argv[1], sys.argv[2]
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=root))
@@ -51,7 +51,7 @@ from selenium.webdriver.chrome.service import Service
 page, output, profile = sys.argv[1:]
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1000,700", "--hide-scrollbars",
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1000,840", "--hide-scrollbars",
                  "--force-device-scale-factor=1", f"--user-data-dir={profile}"]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)

@@ -132,6 +132,8 @@ struct WebListBrowserTests {
         let mostShown = (viewportHeight + rowHeight - 1) / rowHeight + 1
         var longEnough = Set<Int>()
         var checked = Set<Int>()
+        var frames = 0
+        var mostRows = 0
         for name in ["down", "up"] {
             let pass = try #require(scrolled[name] as? [String: Any])
             let samples = pass["samples"] as? [[Int]] ?? []
@@ -140,6 +142,8 @@ struct WebListBrowserTests {
             let loaded = Set(samples.map { $0[0] })
             checked.formUnion(loaded)
             #expect(loaded.count >= 150, "\(name): only \(loaded.count) items were seen loaded")
+            frames += pass["frames"] as? Int ?? 0
+            mostRows = max(mostRows, pass["maxRows"] as? Int ?? 0)
             #expect((pass["frames"] as? Int ?? 0) >= 100, "\(name): \(pass["frames"] ?? 0) frames")
             #expect((pass["maxRows"] as? Int ?? .max) <= mostShown + 2 * overscan,
                     "\(name): \(pass["maxRows"] ?? 0) rows in the DOM, for \(mostShown) on screen and \(overscan) beyond each edge")
@@ -160,7 +164,8 @@ struct WebListBrowserTests {
         #expect(originItems.count <= longEnough.count + prefetches + mostShown + 2 * overscan,
                 "the origin saw \(originItems.count) images; \(longEnough.count) rows stayed \(dwell) ms, \(prefetches) prefetches")
         #expect(originItems.count < Self.itemCount / 4, "flicks fetched \(originItems.count) of \(Self.itemCount) images")
-        print("web list: \(checked.count) items checked by their pixels; origin saw \(originItems.count) images; "
+        print("web list: \(checked.count) items checked by their pixels in \(frames) frames; at most \(mostRows) rows in the DOM "
+              + "for \(mostShown) on screen; origin saw \(originItems.count) images; "
               + "\(longEnough.count) rows stayed long enough; \(prefetches) prefetches; heap \(firstHeap) → \(heapAtBottom) → \(heap) bytes")
     }
 

@@ -106,6 +106,8 @@ class KeptThumbnails {
     this.thumbnails = new Map();
   }
 
+  has(url) { return this.thumbnails.has(url); }
+
   get(url) {
     const thumbnail = this.thumbnails.get(url);
     if (thumbnail !== undefined) {
@@ -384,7 +386,7 @@ class Prefetcher {
   }
 
   start() {
-    const urls = this.list.aheadURLs().filter((url) => this.list.kept.get(url) === undefined);
+    const urls = this.list.aheadURLs().filter((url) => !this.list.kept.has(url));
     this.keepOnly(new Set(urls));
     this.queue = urls.filter((url) => !this.loads.has(url));
     this.next();
