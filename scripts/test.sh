@@ -48,6 +48,20 @@ if ! { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && /usr/bin/pyth
         chromium chromium-driver python3-selenium >/dev/null; } \
         || echo "test: Chromium could not be installed; the web list's browser tests will skip" >&2
 fi
+# The fleet tests put Debian's nginx in front of serve replicas; without it they skip, saying why.
+if ! [ -x /usr/sbin/nginx ] && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nginx >/dev/null; } \
+        || echo "test: nginx could not be installed; the fleet tests will skip" >&2
+fi
+# The Slurm test runs warm as an array job on a single-node Slurm of its own (scripts/slurm.sh), with
+# MariaDB for accounting; without these it skips, saying why. Their services are not started here.
+if ! { command -v slurmctld && command -v slurmdbd && command -v mariadbd; } >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        slurm-wlm slurmdbd mariadb-server >/dev/null; } \
+        || echo "test: Slurm could not be installed; the Slurm test will skip" >&2
+fi
 # The file-access test counts the system calls a second warm makes with strace; it skips without it.
 if ! command -v strace >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
@@ -72,12 +86,15 @@ fi
 # Last, also apart, serve against hostile clients: its 1,000 connections and floods of bytes load
 # both cores, and the server's peak memory, which it bounds, grows with how far behind it falls.
 # Then the web list in Chromium, whose software rendering takes a core while it samples every
-# frame of its scrolling.
+# frame of its scrolling; then the engines: the fleet (nginx, three replicas, a thousand requests
+# at once) and Slurm (MariaDB, four daemons, an array job), each a machine's worth of processes.
 alone='FeedSizeLimitTests/aFeedOfMillionsOfTinyItemsIsShardedInBoundedMemory|BrowseMemoryTests/aFeedOfManyTinyItemsBrowsesToItsLastRowInBoundedMemory'
 hostile='ServeHostileClientTests'
 browser='WebListBrowserTests'
+engines='FleetTests|WarmShardStoreTests/aSlurmArrayJob'
 swift test --skip-build --skip ThumbnailerCLITests
-swift test --skip-build --filter ThumbnailerCLITests --skip "$alone|$hostile|$browser"
+swift test --skip-build --filter ThumbnailerCLITests --skip "$alone|$hostile|$browser|$engines"
 swift test --skip-build --filter "$alone"
 swift test --skip-build --filter "$hostile"
 swift test --skip-build --filter "$browser"
+swift test --skip-build --filter "$engines"

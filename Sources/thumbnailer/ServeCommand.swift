@@ -141,6 +141,8 @@ struct ServeCommand: AsyncParsableCommand, TunesAllocator {
         wiring.logger.logLevel = verbose ? .debug : .critical
         // The server keeps encoded thumbnails in memory itself: decoded ones would cost 10x as much.
         wiring.memoryCostLimit = 0
+        // A render needs at most one download: as many may run as renders may.
+        wiring.maximumConcurrentDownloads = max(wiring.maximumConcurrentDownloads, limits.limits.maximumRenders)
         let pipeline = wiring.makePipeline()
 
         let thumbnails = ThumbnailServer(pipeline: pipeline, signing: signing, allowList: allowList,

@@ -22,7 +22,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
             an image whose thumbnails the store has (a HEAD each, metadata checked) is skipped \
             without a download. With --shard i/n, only the images whose URL digest falls in slice \
             i (from 0) of n are warmed: n processes on n machines split any feed with no \
-            coordination. --shard-count n takes i from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job).
+            coordination. --shard-count n takes i from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) \
+            or from SLURM_ARRAY_TASK_ID (a Slurm array job numbered from 0: sbatch --array=0-3).
 
             Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
             them with the reason; an image the disk or the store had no room for, even for one \
@@ -39,7 +40,7 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
     @Option(help: "Warm only slice I (from 0) of N of the feed's images, chosen by URL digest: I/N.")
     var shard: WarmShard?
 
-    @Option(help: "Warm slice $JOB_COMPLETION_INDEX of this many (a Kubernetes Indexed Job's completions).")
+    @Option(help: "Warm the slice of this many that the scheduler names: $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (a Slurm array job, numbered from 0).")
     var shardCount: Int?
 
     static let workload = ProcessMemory.Workload.batch
@@ -81,14 +82,15 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
         }
     }
 
-    /// The slice asked for: `--shard`, or `--shard-count` with the index from `JOB_COMPLETION_INDEX`.
+    /// The slice asked for: `--shard`, or `--shard-count` with the index the scheduler gives
+    /// (``ScheduledTaskIndex``).
     private func slice() throws -> WarmShard {
         if let shard { return shard }
         guard let shardCount else { return .all }
-        let index = getenv("JOB_COMPLETION_INDEX").map { String(cString: $0) }
-        guard let index, let number = Int(index), let shard = WarmShard(index: number, count: shardCount) else {
-            throw ValidationError("--shard-count \(shardCount) needs JOB_COMPLETION_INDEX between 0 and \(shardCount - 1)"
-                                  + (index.map { ", not \($0)" } ?? ", which is not set"))
+        let index = ScheduledTaskIndex(environment: { getenv($0).map { String(cString: $0) } })
+        guard let number = index.value, let shard = WarmShard(index: number, count: shardCount) else {
+            throw ValidationError("--shard-count \(shardCount) needs \(index.source) between 0 and \(shardCount - 1)"
+                                  + (index.text.map { ", not \($0)" } ?? ", which is not set"))
         }
         return shard
     }

@@ -202,15 +202,18 @@ import ThumbnailKit
         #expect(made.jsonObject["madeFromStoredOriginals"] as? Int == 10 && made.jsonObject["storeObjectsWritten"] as? Int == 10)
     }
 
-    /// `--shard-count N` as a Kubernetes Indexed Job runs it: the index from
-    /// `JOB_COMPLETION_INDEX`, and only that slice's images fetched. No store needed.
-    @Test func theIndexComesFromTheJobAndOnlyItsSliceIsFetched() async throws {
+    /// `--shard-count N` as a Kubernetes Indexed Job or a Slurm array job runs it: the index from
+    /// `JOB_COMPLETION_INDEX` or `SLURM_ARRAY_TASK_ID` (the task's own number, also when it is
+    /// resubmitted alone, `--array=2`), and only that slice's images fetched. No store needed.
+    @Test(arguments: [["JOB_COMPLETION_INDEX": "2"], ["SLURM_ARRAY_TASK_ID": "2"],
+                      ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_COUNT": "1"]])
+    func theIndexComesFromTheJobAndOnlyItsSliceIsFetched(environment: [String: String]) async throws {
         let urls = (0..<30).map { server.url("/images/\($0).png") }
         for index in 0..<30 { server.route("/images/\(index).png", .init(body: try NumberedImage.png(index))) }
         server.route("/feed.json", .init(body: JSONFeed.listing(urls)))
         let arguments = ["warm", server.url("/feed.json"), "--shard-count", "3", "--cache-dir", temporary.path("cache"), "--json"]
         let run = try await runBlocking {
-            try ChildProcess.run(arguments, environment: ["JOB_COMPLETION_INDEX": "2"], limits: .init())
+            try ChildProcess.run(arguments, environment: environment, limits: .init())
         }
         #expect(run.status == 0, "\(run.standardError)")
         let slice = WarmShard(index: 2, count: 3)!

@@ -189,18 +189,12 @@ struct WebListBrowserTests {
         Set(accessLog(of: server).compactMap { entry -> Int? in
             guard "\(entry["status"] ?? "")" == "499", let path = entry["path"] as? String,
                   let encoded = path.split(separator: "/").last,
-                  let source = Self.decodeBase64URL(String(encoded)),
+                  let source = Base64URL.decodedText(encoded),
                   let number = Int(source.split(separator: "/").last?.dropLast(".png".count) ?? ""),
                   Self.held.contains(number)
             else { return nil }
             return number
         })
-    }
-
-    private static func decodeBase64URL(_ text: String) -> String? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).flatMap { String(data: $0, encoding: .utf8) }
     }
 }
 
