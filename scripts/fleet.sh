@@ -45,6 +45,10 @@ start)
         echo $! >"$dir/replica-$i/pid"
         upstreams+="server 127.0.0.1:$port max_fails=1 fail_timeout=10s; "
     done
+    # Each replica ready before nginx sends it anything: a refused connection marks it down for 10 s.
+    for i in $(seq 1 "$replicas"); do
+        for _ in $(seq 300); do curl -fsS "http://127.0.0.1:$((base + i))/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+    done
     sed -e "s|@PREFIX@|$dir/nginx|g" -e "s|@USER@|$(id -un)|g" -e "s|@LISTEN@|127.0.0.1:$base|g" \
         -e "s|@REPLICAS@|$upstreams|g" scripts/fleet/nginx.conf >"$dir/nginx/nginx.conf"
     nginx_binary=$(command -v nginx || echo /usr/sbin/nginx)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import ThumbnailKit
 
@@ -22,6 +23,8 @@ final class Fleet: Sendable {
     let replicas: [Replica]
     let port: Int
     private let balancer: ChildProcess.Running
+    /// Replicas started again, stopped with the fleet.
+    private let restarted = Mutex<[Replica]>([])
 
     private init(replicas: [Replica], port: Int, balancer: ChildProcess.Running) {
         self.replicas = replicas
@@ -61,13 +64,15 @@ final class Fleet: Sendable {
     /// Starts a replica again on `replica`'s port, on an empty disk if asked.
     func restart(_ replica: Replica, emptyDisk: Bool) async throws -> Replica {
         replica.kill()
-        return try await Replica.start(port: replica.port, store: replica.store, location: replica.location,
-                                       cacheDirectory: replica.cacheDirectory + (emptyDisk ? "-empty" : ""))
+        let started = try await Replica.start(port: replica.port, store: replica.store, location: replica.location,
+                                              cacheDirectory: replica.cacheDirectory + (emptyDisk ? "-empty" : ""))
+        restarted.withLock { $0.append(started) }
+        return started
     }
 
     func stop() {
         _ = balancer.kill()
-        for replica in replicas { replica.kill() }
+        for replica in replicas + restarted.withLock({ $0 }) { replica.kill() }
     }
 
     /// `GET` each path through nginx, `concurrency` at a time; the responses in the paths' order.
