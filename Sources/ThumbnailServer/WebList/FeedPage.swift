@@ -91,31 +91,32 @@ public struct FeedPage: Sendable {
     }
 
     /// What the page lays out: rows whose thumbnails fit a box, or a grid of squares.
-    private enum ListView: String {
+    private enum ListView: String, CaseIterable {
         case list, grid
     }
 
     private func listing(of window: Range<Int>, for view: ListView) async -> FeedListing {
         let listed = window.map { items.item(at: $0) }
-        let urls = listed.map { item in
-            (list: [1, 2].map { url(for: item.imageURL, side: layout.listBox * $0, mode: .fit) },
-             grid: [1, 2].map { url(for: item.imageURL, side: layout.gridBox * $0, mode: .fill) })
-        }
-        // Any of an item's four thumbnails on disk records its source's size.
-        let sources = await pipeline.storedSources(of: urls.map { ($0.list + $0.grid).map(\.key) })
-        let entries = zip(listed, zip(urls, sources)).map { item, found in
-            let (urls, source) = found
-            return FeedListing.Item(title: item.title, source: item.imageURL,
-                                    width: source?.orientedWidth, height: source?.orientedHeight,
-                                    thumbnails: (view == .list ? urls.list : urls.grid).map(\.path))
+        // Any stored thumbnail of an item, in either view, records its source's size.
+        let sources = await pipeline.storedSources(of: listed.map { item in
+            ListView.allCases.flatMap { thumbnails(of: item.imageURL, in: $0) }
+                .map { ThumbnailKey(url: item.imageURL, size: $0.requestedSize) }
+        })
+        let entries = zip(listed, sources).map { item, source in
+            FeedListing.Item(title: item.title, source: item.imageURL,
+                             width: source?.orientedWidth, height: source?.orientedHeight,
+                             thumbnails: thumbnails(of: item.imageURL, in: view).map { thumbnailPrefix + $0.path(signing: signing) })
         }
         return FeedListing(title: title, count: items.count, offset: window.lowerBound, view: view.rawValue,
-                           box: view == .list ? layout.listBox : layout.gridBox, items: entries)
+                           box: box(of: view), items: entries)
     }
 
-    /// The signed path of one thumbnail of `source`, and the key the pipeline stores it by.
-    private func url(for source: String, side: Int, mode: ResizeMode) -> (path: String, key: ThumbnailKey) {
-        let url = ThumbnailURL(size: .fit(side), mode: mode, source: source)
-        return (thumbnailPrefix + url.path(signing: signing), ThumbnailKey(url: source, size: url.requestedSize))
+    /// `source`'s thumbnails for `view`, at 1× and 2× its box: fitted in a list, filled in a grid.
+    private func thumbnails(of source: String, in view: ListView) -> [ThumbnailURL] {
+        [1, 2].map { ThumbnailURL(size: .fit(box(of: view) * $0), mode: view == .list ? .fit : .fill, source: source) }
+    }
+
+    private func box(of view: ListView) -> Int {
+        view == .list ? layout.listBox : layout.gridBox
     }
 }
