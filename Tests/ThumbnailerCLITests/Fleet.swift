@@ -176,9 +176,14 @@ final class Replica: Sendable {
     func kill() { _ = process.kill() }
 
     /// The paths of the requests in its access log so far.
-    func accessLogPaths() -> [String] {
+    func accessLogPaths() -> [String] { accessLogEntries().map(\.path) }
+
+    /// The requests in its access log so far: path, status and tier.
+    func accessLogEntries() -> [(path: String, status: String, tier: String)] {
         process.standardOutputSoFar.split(separator: "\n").dropFirst().compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["path"] as? String
+            guard let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let path = entry["path"] as? String else { return nil }
+            return (path, "\(entry["status"] ?? "")", "\(entry["tier"] ?? "")")
         }
     }
 

@@ -64,6 +64,16 @@ final class StoredCopyWrites: Sendable {
         return (result, kept)
     }
 
+    /// Returns once the writes of `url` pending now have finished. A rendition
+    /// of `url` that starts just after another ended waits here, and then finds
+    /// the original the other downloaded committed on disk, instead of
+    /// downloading it again.
+    func settled(_ url: String) async {
+        for write in state.withLock({ Array($0.pending[url, default: [:]].values) }) {
+            _ = await write.value
+        }
+    }
+
     /// Returns once no write is pending.
     func waitForAll() async {
         while let write = state.withLock({ $0.pending.values.lazy.compactMap(\.values.first).first }) {

@@ -47,7 +47,7 @@ struct TierChain: Sendable {
         sharing = SharingTier(next: KeepingTier(
             next: RenderingTier(originals: originals, renderer: renderer,
                                 maximumDownloadBytes: configuration.maximumDownloadBytes, logger: logger),
-            keeper: keeper))
+            keeper: keeper), writes: writes)
         var answering = rendering(sharing)
         if let inStore = stores.thumbnailsInStore {
             answering = ObjectStoreThumbnailTier(next: answering, thumbnails: inStore, keeper: keeper,

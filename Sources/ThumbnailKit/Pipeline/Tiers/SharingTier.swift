@@ -13,6 +13,9 @@ struct SharingTier: ThumbnailProviding {
     }
 
     let next: any RenditionProviding
+    /// The stored copies still being written: a rendition waits for its URL's, so that the original an
+    /// earlier rendition downloaded is on disk before this one looks for it.
+    let writes: StoredCopyWrites
     let renditions = Coalescer<Key, [ThumbnailSize: Thumbnail]>()
 
     func cachedThumbnail(for request: ThumbnailRequest) -> Thumbnail? { nil }
@@ -27,9 +30,10 @@ struct SharingTier: ThumbnailProviding {
         // runs at most twice.
         while true {
             if let made = together?.take(request.size) { return made }
-            let made = try await renditions.value(for: key, priority: request.priority, as: caller) { [next] work in
+            let made = try await renditions.value(for: key, priority: request.priority, as: caller) { [next, writes] work in
                 // Every size wanted was made by a rendition that ended as this one began.
                 if work.wantedSizes.isEmpty { return [:] }
+                await writes.settled(key.url)
                 let made = try await next.rendition(of: RenditionRequest(url: key.url, cachePolicy: key.policy, work: work))
                 work.deposit(made.thumbnails)
                 return made.thumbnails
