@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 ACCESS_KEY = "test:tester"
@@ -104,7 +105,8 @@ def wait_until_ready(ports, processes, seconds=120):
                 raise SystemExit(f"s3-store: {name} exited with {process.returncode}")
         try:
             with urllib.request.urlopen(url, timeout=1) as response:
-                if response.status == 200 and all(can_connect(ports[s]) for s in SERVERS):
+                # tempauth keeps its tokens in memcached and answers a login 503 without it.
+                if response.status == 200 and all(can_connect(ports[s]) for s in SERVERS + ("memcached",)):
                     return
         except OSError:
             pass
@@ -163,12 +165,25 @@ def create_bucket(env, bucket):
     endpoint = env["AWS_ENDPOINT_URL"]
     login = urllib.request.Request(f"{endpoint}/auth/v1.0", headers={
         "X-Auth-User": env["AWS_ACCESS_KEY_ID"], "X-Auth-Key": env["AWS_SECRET_ACCESS_KEY"]})
-    with urllib.request.urlopen(login, timeout=10) as response:
-        token, storage = response.headers["X-Auth-Token"], response.headers["X-Storage-Url"]
+    token, storage = logged_in(login)
     create = urllib.request.Request(f"{storage}/{bucket}", method="PUT", headers={"X-Auth-Token": token})
     with urllib.request.urlopen(create, timeout=10) as response:
         if response.status not in (201, 202):
             raise SystemExit(f"s3-store: PUT bucket {bucket} answered {response.status}")
+
+
+def logged_in(login, seconds=30):
+    """The token and storage URL of a tempauth login, asked again while the proxy answers 503
+    (its memcached connection can lag its own readiness on a loaded machine)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(login, timeout=10) as response:
+                return response.headers["X-Auth-Token"], response.headers["X-Storage-Url"]
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
 
 
 def stop(directory):
