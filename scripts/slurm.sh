@@ -85,7 +85,11 @@ SlurmdPort=$slurmd_port
 SlurmUser=$user
 SlurmdUser=$user
 AuthType=auth/none
+# A requeued job waits cred_expire seconds before it may start again (120 by default), and
+# the scheduler looks at pending jobs every sched_interval (60): short, for a one-node cluster.
+AuthInfo=cred_expire=10
 CredType=cred/none
+SchedulerParameters=sched_interval=2
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -100,6 +104,9 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 JobRequeue=1
+# warm's exit status when a run again may finish what this one could not (EX_TEMPFAIL):
+# Slurm requeues the task, and the run again does only what is missing.
+RequeueExit=75
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$dbd_port

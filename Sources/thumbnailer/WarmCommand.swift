@@ -28,7 +28,10 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
             Exit status: 0 when every image is cached, 1 when some failed (the summary lists \
             them with the reason; an image the disk or the store had no room for, even for one \
             thumbnail, is one of them) or when the disk limit is too small for the feed (the run \
-            evicted images it had cached to make room for later ones), 2 when the feed itself could not be fetched or parsed, or \
+            evicted images it had cached to make room for later ones), 75 (EX_TEMPFAIL) when some \
+            failed for a reason a later run may not meet (the origin or the store unreachable, \
+            timing out, or answering 5xx, 429 or 408: a scheduler may run it again, and that run \
+            does only what is missing; Slurm's RequeueExit=75 does), 2 when the feed itself could not be fetched or parsed, or \
             the store cannot be used (wrong credentials, no such bucket), 64 on usage errors, 130 \
             when interrupted (Ctrl-C; run again to finish the rest).
             """)
@@ -44,6 +47,9 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
     var shardCount: Int?
 
     static let workload = ProcessMemory.Workload.batch
+
+    /// The exit status of a run that may do better when run again (sysexits' EX_TEMPFAIL).
+    static let exitCodeWorthRetrying: Int32 = 75
 
     @Option(name: [.short, .long], help: "Thumbnail box: 256 or 320x200 to fit in, fill:256 or fill:320x200 to fill (scaled to cover, the centre kept); repeat for several sizes (default 256).")
     var size: [ThumbnailSize] = []
@@ -135,6 +141,6 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
                                   interrupted: interruption.happened)
         print(json ? summary.json : summary.text)
         if interruption.happened { throw ExitCode(130) }
-        if !summary.succeeded { throw ExitCode(1) }
+        if !summary.succeeded { throw ExitCode(summary.worthRetrying ? Self.exitCodeWorthRetrying : 1) }
     }
 }

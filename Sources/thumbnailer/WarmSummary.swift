@@ -66,6 +66,10 @@ struct WarmSummary {
     /// Whether every image is cached: none failed, none was evicted by the run.
     var succeeded: Bool { failed == 0 && evictedImages.images == 0 }
 
+    /// Whether running again may cache what this run did not: some image failed for a
+    /// transient reason (``WarmReport/failedTransiently``). A scheduler retries on this.
+    var worthRetrying: Bool { report.failedTransiently > 0 }
+
     /// Why the cache does not hold the feed, when the run evicted images of it.
     private var evictionLine: String? {
         let evicted = evictedImages
@@ -104,7 +108,7 @@ struct WarmSummary {
                 + (report.notModified > 0 ? ", \(report.notModified) unchanged (304)" : "")
                 + (report.madeFromStoredOriginal > 0 ? ", \(report.madeFromStoredOriginal) made from stored originals" : ""),
             "thumbnails  \(report.thumbnailsWritten) written (\(sizeList.joined(separator: ", ")))",
-            "failed      \(failed)",
+            "failed      \(failed)" + (worthRetrying ? ", \(report.failedTransiently) of them may succeed on a later run" : ""),
         ]
         let listed = failures
         lines += listed.map { "  \($0.url): \($0.reason)" }
@@ -136,6 +140,7 @@ struct WarmSummary {
         line.add("notModified", report.notModified)
         line.add("madeFromStoredOriginals", report.madeFromStoredOriginal)
         line.add("failed", failed)
+        line.add("failedTransiently", report.failedTransiently)
         line.add("failures", objects: failures.map { failure in
             var object = JSONLine()
             object.add("url", failure.url)

@@ -135,6 +135,12 @@ public final class TestHTTPServer: @unchecked Sendable {
     /// Serves `behavior` for `path`; several calls queue behaviours used in
     /// turn (the last one repeats): e.g. 503, 503, then 200.
     public func route(_ path: String, _ behaviors: Behavior...) {
+        route(path, behaviors)
+    }
+
+    /// Serves `behaviors` for `path` in turn, the last one repeating.
+    public func route(_ path: String, _ behaviors: [Behavior]) {
+        precondition(!behaviors.isEmpty, "a route needs a behaviour")
         lock.withLock { self.behaviors[path] = behaviors }
     }
 

@@ -79,6 +79,14 @@ struct KubernetesManifestTests {
             environment: ["JOB_COMPLETION_INDEX": "0", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""],
             limits: .init(duration: .seconds(60)))
         #expect(outcome.status == 2 && outcome.standardError.contains("store"), "\(outcome.summary)")
+
+        // A shard that may finish on a run again (75) is retried; one that would fail the same way is not.
+        let rules = try #require((spec["podFailurePolicy"] as? [String: Any])?["rules"] as? [[String: Any]])
+        let failIndex = try #require(rules.first { $0["action"] as? String == "FailIndex" }?["onExitCodes"] as? [String: Any])
+        let codes = try #require(failIndex["values"] as? [Int])
+        #expect(failIndex["containerName"] as? String == container["name"] as? String && failIndex["operator"] as? String == "In")
+        #expect(codes.contains(Int(outcome.status)) && codes.contains(1) && !codes.contains(75), "\(codes)")
+        #expect(spec["backoffLimitPerIndex"] as? Int ?? 0 > 0, "FailIndex needs a per-index backoff limit")
     }
 
     private func replacing(_ option: String, in arguments: [String], with value: String) -> [String] {

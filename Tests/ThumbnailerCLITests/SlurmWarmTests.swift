@@ -12,40 +12,88 @@ extension WarmShardStoreTests {
                                                            "\(SlurmCluster.unavailableReason ?? "")")
 
     @Test(needsStore, needsSlurm, .timeLimit(.minutes(8)))
-    func aSlurmArrayJobWarmsEachImageOnceAndACancelledTaskResubmittedDoesOnlyItsRest() async throws {
+    func aSlurmArrayJobWarmsEachImageOnceRequeuesATransientFailureAndResubmitsACancelledTask() async throws {
         let cluster = try await SlurmCluster.start(in: temporary.path("slurm"))
         defer { cluster.stop() }
         let shared = try await S3TestStore.shared()
-        let script = try cluster.batchScript(cacheDirectory: temporary.path("caches"))
+        try await aWholeArrayRunFetchesEachImageOnce(cluster, shared)
+        try await aTaskThatFailsTransientlyIsRequeuedAndFetchesOnlyWhatFailed(cluster, shared)
+        try await aCancelledTaskResubmittedDoesOnlyItsRest(cluster, shared)
+    }
 
-        // A whole run: four tasks, each image fetched once, every object whole.
+    /// Four tasks: each image fetched once, every object whole, `sacct` 4 × COMPLETED.
+    private func aWholeArrayRunFetchesEachImageOnce(_ cluster: SlurmCluster, _ shared: S3TestStore) async throws {
         let urls = try serveImages(400, under: "/a")
-        let first = "s3://\(try await shared.makeBucket("slurm"))/fleet"
-        let job = try await cluster.submit(["--array=0-3", script, server.url("/a/feed.json"), first], environment: shared.environment)
+        let location = "s3://\(try await shared.makeBucket("slurm"))/fleet"
+        let job = try await cluster.submitWarm(array: "0-3", feed: server.url("/a/feed.json"), store: location,
+                                               cacheDirectory: temporary.path("caches"), environment: shared.environment)
         #expect(try await cluster.waitUntilFinished(job, tasks: 4))
         let states = try await cluster.states(job)
         #expect(states == ["\(job)_0": "COMPLETED", "\(job)_1": "COMPLETED", "\(job)_2": "COMPLETED", "\(job)_3": "COMPLETED"],
                 "\(states)")
         #expect(urls.indices.allSatisfy { server.requestCount("/a/images/\($0).png") == 1 })
-        let store = try S3ObjectStore(configuration: .fromEnvironment(location: first, environment: shared.environment))
+        let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: shared.environment))
         let stored = try await storedObjects(store)
         #expect(stored.count == 400 && stored.unreadable.isEmpty)
+    }
 
-        // Task 2 cancelled part way (the origin holds the second half of its images), then resubmitted alone.
+    /// Three images of task 1 answer 503 past warm's three attempts: the task exits 75, Slurm requeues
+    /// it (`RequeueExit=75`), and its second run fetches those three and nothing else. One image of
+    /// task 3 answers 503 for good: with `WARM_MAX_RESTARTS=1` the task is requeued once, then fails.
+    private func aTaskThatFailsTransientlyIsRequeuedAndFetchesOnlyWhatFailed(_ cluster: SlurmCluster,
+                                                                              _ shared: S3TestStore) async throws {
+        let slice = WarmShard(index: 1, count: 4)!
+        let names = (0..<200).map { server.url("/c/images/\($0).png") }
+        let busy = Array(names.indices.filter { slice.contains(names[$0]) }.prefix(3))
+        let down = try #require(names.indices.first { WarmShard(index: 3, count: 4)!.contains(names[$0]) })
+        let unavailable = TestHTTPServer.Behavior(status: 503, body: Array("busy".utf8))
+        let urls = try serveImages(200, under: "/c", answering: { index in
+            busy.contains(index) ? [unavailable, unavailable, unavailable] : []
+        })
+        server.route("/c/images/\(down).png", unavailable)
+        let location = "s3://\(try await shared.makeBucket("slurm"))/fleet"
+        let job = try await cluster.submitWarm(array: "0-3", feed: server.url("/c/feed.json"), store: location,
+                                               cacheDirectory: temporary.path("caches"),
+                                               environment: shared.environment.merging(["WARM_MAX_RESTARTS": "1"]) { $1 })
+        #expect(try await cluster.waitUntilFinished(job, tasks: 4))
+        let runs = try await cluster.runs(job)
+        #expect(runs["\(job)_1"] == ["REQUEUED 75:0", "COMPLETED 0:0"], "\(runs)")
+        #expect(runs["\(job)_3"] == ["REQUEUED 75:0", "FAILED 1:0"], "\(runs)")
+        #expect([0, 2].allSatisfy { runs["\(job)_\($0)"] == ["COMPLETED 0:0"] }, "\(runs)")
+        for index in urls.indices {
+            let expected = busy.contains(index) ? 4 : index == down ? 6 : 1
+            #expect(server.requestCount("/c/images/\(index).png") == expected, "image \(index)")
+        }
+        let summaries = try cluster.summaries(of: job, task: 1)
+        let mine = urls.filter(slice.contains).count
+        #expect(summaries.count == 2, "\(summaries)")
+        #expect(summaries.first?["failed"] as? Int == 3 && summaries.first?["failedTransiently"] as? Int == 3, "\(summaries)")
+        #expect(summaries.last?["fetched"] as? Int == 3 && summaries.last?["alreadyCached"] as? Int == mine - 3, "\(summaries)")
+        let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: shared.environment))
+        let stored = try await storedObjects(store)
+        #expect(stored.count == 199 && stored.unreadable.isEmpty)
+    }
+
+    /// Task 2 cancelled part way (the origin holds the second half of its images), then resubmitted alone.
+    private func aCancelledTaskResubmittedDoesOnlyItsRest(_ cluster: SlurmCluster, _ shared: S3TestStore) async throws {
         let gate = ResponseGate()
         let slice = WarmShard(index: 2, count: 4)!
-        let second = "s3://\(try await shared.makeBucket("slurm"))/fleet"
-        let secondURLs = try serveImages(400, under: "/b", holding: { index, url in
+        let location = "s3://\(try await shared.makeBucket("slurm"))/fleet"
+        let urls = try serveImages(400, under: "/b", holding: { index, url in
             slice.contains(url) && index >= 200 ? gate : nil
         })
-        let mine = secondURLs.filter(slice.contains)
+        let mine = urls.filter(slice.contains)
         let early = mine.filter { Int($0.split(separator: "/").last!.dropLast(4))! < 200 }
         #expect(!early.isEmpty && early.count < mine.count)
-        let cancelled = try await cluster.submit(["--array=0-3", script, server.url("/b/feed.json"), second], environment: shared.environment)
-        let secondStore = try S3ObjectStore(configuration: .fromEnvironment(location: second, environment: shared.environment))
+        let submit = { (array: String) in
+            try await cluster.submitWarm(array: array, feed: self.server.url("/b/feed.json"), store: location,
+                                         cacheDirectory: self.temporary.path("caches"), environment: shared.environment)
+        }
+        let cancelled = try await submit("0-3")
+        let store = try S3ObjectStore(configuration: .fromEnvironment(location: location, environment: shared.environment))
         // Every image but task 2's held ones is stored before the task is cancelled.
         #expect(try await polling(for: .seconds(120)) {
-            try await self.storedObjects(secondStore).count >= 400 - (mine.count - early.count)
+            try await self.storedObjects(store).count >= 400 - (mine.count - early.count)
         })
         try await cluster.cancel("\(cancelled)_2")
         #expect(try await cluster.waitUntilFinished(cancelled, tasks: 4))
@@ -54,28 +102,30 @@ extension WarmShardStoreTests {
                 && cancelledStates.values.filter { $0 == "COMPLETED" }.count == 3, "\(cancelledStates)")
         gate.open()
 
-        let resubmitted = try await cluster.submit(["--array=2", script, server.url("/b/feed.json"), second], environment: shared.environment)
+        let resubmitted = try await submit("2")
         #expect(try await cluster.waitUntilFinished(resubmitted, tasks: 1))
         let resubmittedStates = try await cluster.states(resubmitted)
         // (sacct names a one-task array by its job alone.)
         #expect(Array(resubmittedStates.values) == ["COMPLETED"], "\(resubmittedStates)")
-        let summary = try cluster.output(of: resubmitted, task: 2)
+        let summary = try cluster.summaries(of: resubmitted, task: 2).last ?? [:]
         #expect(summary["shard"] as? String == "2/4" && summary["images"] as? Int == mine.count, "\(summary)")
         // What it had stored was skipped; only the rest was fetched.
         #expect(summary["alreadyCached"] as? Int == early.count && summary["fetched"] as? Int == mine.count - early.count,
                 "\(summary)")
-        let complete = try await storedObjects(secondStore)
+        let complete = try await storedObjects(store)
         #expect(complete.count == 400 && complete.unreadable.isEmpty)
     }
 
-    /// `count` numbered images under `prefix` and a feed of them; `holding` names a gate per image.
+    /// `count` numbered images under `prefix` and a feed of them; `holding` names a gate per image,
+    /// and `answering` the answers an image's first requests get before the image.
     func serveImages(_ count: Int, under prefix: String,
-                     holding: (Int, String) -> ResponseGate? = { _, _ in nil }) throws -> [String] {
+                     holding: (Int, String) -> ResponseGate? = { _, _ in nil },
+                     answering: (Int) -> [TestHTTPServer.Behavior] = { _ in [] }) throws -> [String] {
         let urls = (0..<count).map { server.url("\(prefix)/images/\($0).png") }
         for (index, url) in urls.enumerated() {
             var behavior = TestHTTPServer.Behavior(body: try NumberedImage.png(index))
             behavior.gate = holding(index, url)
-            server.route("\(prefix)/images/\(index).png", behavior)
+            server.route("\(prefix)/images/\(index).png", answering(index) + [behavior])
         }
         server.route("\(prefix)/feed.json", .init(body: JSONFeed.listing(urls)))
         return urls
@@ -109,21 +159,16 @@ struct SlurmCluster {
         _ = try? ChildProcess.run(["stop", directory], executable: script, limits: .init(duration: .seconds(60)))
     }
 
-    /// The batch script: `warm FEED --store LOCATION --shard-count 4`, its task's index from Slurm.
-    func batchScript(cacheDirectory: String) throws -> String {
-        let path = "\(directory)/warm.sh"
-        try """
-            #!/bin/bash
-            exec \(ChildProcess.thumbnailer) warm "$1" --store "$2" --shard-count 4 -s 32 --json \\
-                --cache-dir "\(cacheDirectory)/$SLURM_ARRAY_JOB_ID-$SLURM_ARRAY_TASK_ID"
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    /// `sbatch --parsable` with `arguments`, each task's output in DIR/JOB_TASK.out; the job's id.
-    func submit(_ arguments: [String], environment: [String: String]) async throws -> Int {
-        let outcome = try await run("sbatch", ["--parsable", "--output=\(directory)/%A_%a.out"] + arguments,
-                                    environment: environment)
+    /// `sbatch --array=ARRAY` of the shipped batch script (`scripts/fleet/slurm/warm-array.sh`):
+    /// 4 shards of `FEED` into `STORE`, one 32-pixel size, the tasks sharing the disk cache in
+    /// `cacheDirectory` (as tasks on one node would); each task's output in DIR/JOB_TASK.out.
+    /// Returns the job's id.
+    func submitWarm(array: String, feed: String, store: String, cacheDirectory: String,
+                    environment: [String: String]) async throws -> Int {
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/fleet/slurm/warm-array.sh").path
+        let outcome = try await run("sbatch", ["--parsable", "--output=\(directory)/%A_%a.out", "--array=\(array)", script,
+                                               "4", feed, store, "-s", "32", "--cache-dir", cacheDirectory],
+                                    environment: environment.merging(["THUMBNAILER": ChildProcess.thumbnailer]) { $1 })
         guard outcome.status == 0, let job = Int(outcome.standardOutput.split(separator: ";").first?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         else { throw SlurmFailure("sbatch: \(outcome.summary)") }
@@ -152,10 +197,23 @@ struct SlurmCluster {
         }
     }
 
-    /// A task's standard output: warm's JSON summary.
-    func output(of job: Int, task: Int) throws -> [String: Any] {
+    /// Each run of each task, in order, as `sacct --duplicates` records them: `["12_1": ["REQUEUED 75:0", "COMPLETED 0:0"], …]`.
+    func runs(_ job: Int) async throws -> [String: [String]] {
+        let outcome = try await run("sacct", ["-j", String(job), "-X", "-D", "-n", "-P", "--format=JobID,State,ExitCode"])
+        var runs: [String: [String]] = [:]
+        for line in outcome.standardOutput.split(separator: "\n") {
+            let fields = line.split(separator: "|").map(String.init)
+            if fields.count == 3 { runs[fields[0], default: []].append("\(fields[1]) \(fields[2])") }
+        }
+        return runs
+    }
+
+    /// The summaries a task's runs printed (warm's `--json`, a line each; the script appends).
+    func summaries(of job: Int, task: Int) throws -> [[String: Any]] {
         let text = try String(contentsOfFile: "\(directory)/\(job)_\(task).out", encoding: .utf8)
-        return (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? ["output": text]
+        return text.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? ["output": String(line)]
+        }
     }
 
     private func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ChildProcess.Outcome {

@@ -141,6 +141,27 @@ import ThumbnailKit
         #expect(run.summary["fetched"] as? Int == Self.images.count)
         #expect(try cacheStatistics().entries[.originals] == Self.images.count, "nothing stored for the broken two")
         #expect(server.requestCount("/images/missing.jpg") == 1, "a 404 is not retried")
+        #expect(run.summary["failedTransiently"] as? Int == 0, "a 404 and a corrupt image stay so: exit 1, not 75")
+    }
+
+    /// A run whose origin answers 503 past the retries exits 75 (EX_TEMPFAIL, what Slurm's
+    /// `RequeueExit` and a Kubernetes Job's `podFailurePolicy` act on), and the run again does only that image.
+    @Test func anOriginAnswering503ExitsSeventyFiveAndTheRunAgainFetchesOnlyThatImage() async throws {
+        try serveImages()
+        let unavailable = TestHTTPServer.Behavior(status: 503, body: Array("busy".utf8))
+        // Three answers of 503 (the three attempts of the first run), then the image.
+        server.route("/images/busy.png", unavailable, unavailable, unavailable, .init(body: try NumberedImage.png(1)))
+        serveJSONFeed(at: "/feed.json", names: Self.images + ["busy.png"])
+
+        let first = try await warm("/feed.json")
+        #expect(first.status == 75, "\(first.summary) \(first.stderr)")
+        #expect(first.summary["failed"] as? Int == 1 && first.summary["failedTransiently"] as? Int == 1, "\(first.summary)")
+        #expect(server.requestCount("/images/busy.png") == 3)
+
+        let again = try await warm("/feed.json")
+        #expect(again.status == 0, "\(again.summary) \(again.stderr)")
+        #expect(again.summary["fetched"] as? Int == 1 && again.summary["alreadyCached"] as? Int == Self.images.count, "\(again.summary)")
+        #expect(server.requestCount("/images/busy.png") == 4)
     }
 
     @Test func refreshRevalidatesAndDownloadsOnlyWhatChanged() async throws {

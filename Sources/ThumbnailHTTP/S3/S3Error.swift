@@ -22,6 +22,16 @@ public enum S3Error: ObjectStoreError, Sendable, Hashable, CustomStringConvertib
             || ["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied"].contains(code ?? "")
     }
 
+    /// No answer, or a status a later attempt may not meet (``RetryPolicy/isTransient(status:)``:
+    /// 408, 429, 5xx but 501 and 505).
+    public var isTransient: Bool {
+        switch self {
+        case .unreachable: true
+        case let .refused(_, status, _, _): RetryPolicy.isTransient(status: status)
+        case .configuration, .invalidLocation, .malformedAnswer: false
+        }
+    }
+
     public var description: String {
         switch self {
         case let .configuration(reason):

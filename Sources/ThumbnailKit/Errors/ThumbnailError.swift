@@ -87,6 +87,18 @@ public struct ThumbnailError: Error, Sendable, CustomStringConvertible {
         error is CancellationError || (error as? ThumbnailError)?.kind == .cancelled
     }
 
+    /// Whether asking again later may succeed: a fetch that failed transiently
+    /// (``DataLoadingError/isTransient``: a timeout, a dropped connection, 503…) or an
+    /// object store that could not be reached or answered so (``ObjectStoreError/isTransient``).
+    /// Never a decode, a full disk, a cancellation, or an error ThumbnailKit does not know.
+    public var isTransient: Bool {
+        switch kind {
+        case .fetch: (underlying as? DataLoadingError)?.isTransient ?? false
+        case .store: (underlying as? any ObjectStoreError)?.isTransient ?? false
+        case .cancelled, .decode, .storage, .other: false
+        }
+    }
+
     /// The underlying error's message, which names the URL or file and what went wrong
     /// (`https://example.com/a.jpg: HTTP 404`); "cancelled" for a cancellation.
     public var description: String {

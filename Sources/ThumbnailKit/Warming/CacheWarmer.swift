@@ -86,7 +86,7 @@ public struct CacheWarmer: Sendable {
         } catch is CancellationError {
             return .cancelled
         } catch {
-            return .failed(reason: "object store: \(error)")
+            return .failed(reason: "object store: \(error)", transient: ThumbnailError(error).isTransient)
         }
         if !revalidate, isComplete(held) { return .alreadyCached }
         let (policy, wanted): (CachePolicy, Set<ThumbnailSize>)
@@ -110,7 +110,7 @@ public struct CacheWarmer: Sendable {
             } catch is CancellationError {
                 return .cancelled
             } catch {
-                return .failed(reason: "object store: \(error)")
+                return .failed(reason: "object store: \(error)", transient: ThumbnailError(error).isTransient)
             }
             (policy, wanted) = (.useCache, missing)
         }
@@ -118,7 +118,9 @@ public struct CacheWarmer: Sendable {
         case let .made(made):
             tally.wrote(made.written)
             // Made but not stored: the next run would have to make it again.
-            if let failure = made.storageFailure { return .failed(reason: "not stored: \(failure)") }
+            if let failure = made.storageFailure {
+                return .failed(reason: "not stored: \(failure)", transient: ThumbnailError(failure).isTransient)
+            }
             if made.bytes > 0 { return .fetched(bytes: made.bytes) }
             return revalidate && held.hasOriginal ? .notModified : .madeFromStoredOriginal
         case let .cancelled(bytes):
@@ -126,8 +128,8 @@ public struct CacheWarmer: Sendable {
             // done, not left for the next run.
             guard !revalidate, let now = try? await heldByTarget(url), isComplete(now) else { return .cancelled }
             return bytes > 0 ? .fetched(bytes: bytes) : .madeFromStoredOriginal
-        case let .failed(reason):
-            return .failed(reason: reason)
+        case let .failed(reason, transient):
+            return .failed(reason: reason, transient: transient)
         }
     }
 
@@ -187,7 +189,8 @@ public struct CacheWarmer: Sendable {
         case made(Made)
         /// Cancelled once this many body bytes had arrived.
         case cancelled(bytes: Int)
-        case failed(String)
+        /// Failed: the reason, and whether a later run may succeed.
+        case failed(String, transient: Bool)
     }
 
     /// Makes the thumbnails of `url` at `sizes` through the pipeline and waits for their copies to be stored.
@@ -208,7 +211,7 @@ public struct CacheWarmer: Sendable {
             await pipeline.waitForAbandonedWork()
             return .cancelled(bytes: received.withLock { $0 })
         } catch {
-            return .failed("\(error)")
+            return .failed("\(error)", transient: ThumbnailError(error).isTransient)
         }
     }
 

@@ -10,8 +10,9 @@ package enum WarmOutcome: Sendable, Hashable {
     case copiedToObjectStore
     /// Revalidated (`--refresh`): the server answered 304, the stored copies stay.
     case notModified
-    /// It failed; the reason is the error's description.
-    case failed(reason: String)
+    /// It failed; the reason is the error's description, and whether a later run may
+    /// succeed (``ThumbnailError/isTransient``).
+    case failed(reason: String, transient: Bool)
     /// Stopped by cancellation before it finished: nothing partial was stored.
     case cancelled
 }

@@ -14,6 +14,10 @@ public struct WarmReport: Sendable {
     public var copiedToObjectStore = 0
     /// Images that failed.
     public var failed = 0
+    /// Of ``failed``, those that failed for a reason a later run may not meet
+    /// (``ThumbnailError/isTransient``: the origin or the store unreachable or
+    /// answering 5xx, 429, 408; a timeout): a scheduler that retries a run retries for these.
+    public var failedTransiently = 0
     /// The first ``keptFailures`` images that failed, with the reason, in the
     /// order they failed: a run of millions of images keeps a summary's worth.
     public var failures: [(url: String, reason: String)] = []
@@ -41,8 +45,9 @@ public struct WarmReport: Sendable {
         case .madeFromStoredOriginal: madeFromStoredOriginal += 1
         case .notModified: notModified += 1
         case .copiedToObjectStore: copiedToObjectStore += 1
-        case let .failed(reason):
+        case let .failed(reason, transient):
             failed += 1
+            if transient { failedTransiently += 1 }
             if failures.count < Self.keptFailures { failures.append((url, reason)) }
         case .cancelled: break  // counted as unfinished when the report is made
         }
