@@ -88,6 +88,14 @@ public struct ChildProcess: Sendable {
             return wait()
         }
 
+        /// Sends SIGKILL to the child's whole process group, then reaps the child: for a child
+        /// started with `newProcessGroup` whose own children (a browser a driver started) must
+        /// not outlive it. Only the group the child leads is signalled, never this process's.
+        public func killProcessGroup() -> Outcome {
+            if getpgid(pid) == pid { sendSignal(SIGKILL, to: -pid) }
+            return kill()
+        }
+
         /// Sends `signal` (SIGINT is what Ctrl-C sends); the child decides what
         /// to do. With `awaitingDelivery`, returns only once the child has taken
         /// it (it is no longer pending: its handler has been entered), so that
@@ -183,9 +191,10 @@ public struct ChildProcess: Sendable {
     }
 
     /// Starts `executable` with `arguments` and this process's environment plus
-    /// `environment`; stdout and stderr go to temporary files.
+    /// `environment`; stdout and stderr go to temporary files. With `newProcessGroup`, the
+    /// child leads a process group of its own, which ``Running/killProcessGroup()`` ends whole.
     public static func start(_ arguments: [String], executable: String = thumbnailer,
-                             environment: [String: String] = [:]) throws -> Running {
+                             environment: [String: String] = [:], newProcessGroup: Bool = false) throws -> Running {
         let directory = try Fixtures.temporaryDirectory()
         let outPath = directory.appendingPathComponent("stdout").path
         let errPath = directory.appendingPathComponent("stderr").path
@@ -215,7 +224,12 @@ public struct ChildProcess: Sendable {
         sigaddset(&fileSizeSignal, SIGXFSZ)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &fileSizeSignal)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {

@@ -53,8 +53,9 @@ struct WebListBrowserTests {
         let driver = try ChildProcess.start(
             [Self.driver, "http://127.0.0.1:\(server.port)/", temporary.url.path, "--failing", String(Self.failing),
              "--held", String(Self.held.lowerBound), String(Self.held.count)],
-            executable: SeleniumChromium.python)
-        defer { _ = driver.kill() }
+            executable: SeleniumChromium.python, newProcessGroup: true)
+        // The driver's Chromium and chromedriver go with it, whatever stopped the test.
+        defer { _ = driver.killProcessGroup() }
         var phases = DriverPhases(driver: driver, workdir: temporary.url.path)
 
         let first = try await phases.next("first-screen")
