@@ -10,7 +10,7 @@
 # other processes sharing the cores do not count): a render, a hit in a replica's memory, on its
 # disk, in the store, and a hit in nginx's cache; requests/s per core is 1000 / that. One 2-core machine runs the origin, the store, nginx, every replica and
 # wrk, so more replicas share the same 2 cores: the rows show the fleet's overhead and its
-# routing, not how it scales on more machines (see the README's cost model for that).
+# routing, not how it scales on more machines (see the cost model in docs/scaling-out.md for that).
 # Usage: scripts/bench-fleet.sh [--box N] [--connections N] [--urls N] [--seconds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."

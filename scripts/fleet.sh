@@ -9,7 +9,7 @@
 #
 # Replicas listen on 127.0.0.1:18081…, nginx on 127.0.0.1:18080 (FLEET_PORT to change). URLs are
 # unsigned (--insecure-unsigned) and sources may be private addresses: this is for trying it on
-# loopback, never for a network. For a real fleet, see the README's "A fleet" section.
+# loopback, never for a network. For a real fleet, see docs/scaling-out.md ("Serving as a fleet").
 # Needs nginx and what scripts/setup-store.sh installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes scripts/figures/web-list.png, the README's picture of `thumbnailer serve --feed`'s web
+# Makes scripts/figures/web-list.png, docs/serving.md's picture of `thumbnailer serve --feed`'s web
 # list: the photos of Debian's lomiri-wallpapers package (CC BY and CC BY-SA; /usr/share/backgrounds), and
 # TestImages after them, in headless Chromium (a 1000×840 window), once every thumbnail on screen has
 # loaded. The photos come from a loopback origin (python3's http.server) through serve.

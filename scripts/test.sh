@@ -21,6 +21,8 @@ if ! command -v tmux >/dev/null 2>&1; then
         exit 1
     fi
 fi
+# Every relative link and anchor in README.md and docs/*.md leads somewhere.
+python3 scripts/check-docs-links.py
 scripts/setup.sh
 # The object-store tests run against a real S3-compatible server on loopback; where it cannot be
 # installed they skip, saying why.

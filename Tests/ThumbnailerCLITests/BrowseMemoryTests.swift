@@ -53,7 +53,7 @@ import Testing
 
     /// Items in the tiny-items feed (2.7 MB). The 4.4 M (30 MB) keep a debug build parsing for
     /// about 2.5 minutes on 2 cores (35 s a million, most of it resolving the relative URLs); this many
-    /// take about 15 s, and browse holds nothing per item however many there are (the README gives a
+    /// take about 15 s, and browse holds nothing per item however many there are (docs/terminal.md gives a
     /// release build's figures at 4.4 M). Held in memory, this many rows pass the bound: 89 MiB with
     /// the items in an array, 321 MiB with a row controller each.
     static let tinyItems = 400_000

@@ -158,7 +158,7 @@ import ThumbnailKit
         let file = directory.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
         let run = try await ChildProcess.run(["cache", "stats", "--cache-dir", file.path])
-        #expect(run.status == 64, "a usage error, as the README says of refused directories")
+        #expect(run.status == 64, "a usage error, as docs/caches.md says of refused directories")
         #expect(run.standardError.contains("\(file.path) is unusable: it is a file, not a directory"), "\(run.standardError)")
     }
 

@@ -23,7 +23,7 @@ import ThumbnailKit
 
     /// Valid images whose decodes stay small, so that the memory bound is about
     /// the hostile items: each is under 1 MiB, none is a large progressive JPEG
-    /// (whose decode alone takes 9.7 MiB, see the README's warm benchmark).
+    /// (whose decode alone takes 9.7 MiB, see the warm benchmark in docs/benchmarks.md).
     static let smallImages = [
         "jpeg-baseline-420-gradient-256x192.jpg", "jpeg-progressive-444-gradient-256x192.jpg",
         "png-rgba-8bit-67x43.png", "png-rgb-8bit-67x43-adam7.png",

@@ -2,17 +2,17 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every Swift sample in the README is a file of Sources/ThumbnailExamples,
-/// which every build compiles, or the adopter package's program, which
-/// AdopterPackageTests builds: a sample that stops compiling fails the build
-/// or that test, and a sample edited in one place only fails here.
+/// Every Swift sample in the documentation (README.md and every docs/*.md) is a
+/// file of Sources/ThumbnailExamples, which every build compiles, or the adopter
+/// package's program, which AdopterPackageTests builds: a sample that stops
+/// compiling fails the build or that test, and a sample edited in one place only
+/// fails here. Every such file is shown in one of those documents.
 @Suite struct ReadmeExamplesTests {
     let examples = Fixtures.packageRoot.appendingPathComponent("Sources/ThumbnailExamples")
     let adopter = "Tests/AdopterPackage/Sources/Adopter/main.swift"
 
-    @Test func everySwiftSampleInTheReadmeIsAnExampleFileAndEveryExampleFileIsInTheReadme() throws {
-        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let samples = swiftBlocks(in: readme)
+    @Test func everySwiftSampleInTheDocsIsAnExampleFileAndEveryExampleFileIsInTheDocs() throws {
+        let samples = try documents().flatMap { try swiftBlocks(in: String(contentsOf: $0, encoding: .utf8)) }
         let files = try FileManager.default.contentsOfDirectory(atPath: examples.path).filter { $0.hasSuffix(".swift") }
         var contents = try Dictionary(uniqueKeysWithValues: files.map { file in
             (file, try String(contentsOf: examples.appendingPathComponent(file), encoding: .utf8))
@@ -20,9 +20,17 @@ import Testing
         contents[adopter] = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent(adopter), encoding: .utf8)
         #expect(!samples.isEmpty && !files.isEmpty)
         let strays = samples.filter { !contents.values.contains($0) }
-        #expect(strays.isEmpty, "README samples that are no example file as they are:\n\(strays.joined(separator: "---\n"))")
+        #expect(strays.isEmpty, "samples in the docs that are no example file as they are:\n\(strays.joined(separator: "---\n"))")
         let unshown = contents.filter { !samples.contains($0.value) }.keys.sorted()
-        #expect(unshown.isEmpty, "example files not in the README as they are")
+        #expect(unshown.isEmpty, "example files not in the README or docs/ as they are: \(unshown)")
+    }
+
+    /// README.md and the Markdown files of docs/, which must exist.
+    private func documents() throws -> [URL] {
+        let docs = Fixtures.packageRoot.appendingPathComponent("docs")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
+        #expect(!pages.isEmpty, "no Markdown files in \(docs.path)")
+        return [Fixtures.packageRoot.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) }
     }
 
     /// The text of each ```swift block, ending with its last line's newline.

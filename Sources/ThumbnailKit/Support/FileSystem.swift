@@ -42,7 +42,7 @@ package enum AtomicFile {
 }
 
 /// The few POSIX file operations the caches and the command line need.
-/// (ThumbnailKit links no Foundation; see the README's start-up figures.)
+/// (ThumbnailKit links no Foundation; see the start-up figures in docs/platforms.md.)
 enum FileSystem {
     static func failure(_ operation: String, _ path: String) -> FileOperationError {
         FileOperationError(operation: operation, path: path, code: errno)
