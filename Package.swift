@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),  // serve's /metrics
         .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),  // Hummingbird's already; what serve records through
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),  // serve's header names; Hummingbird's too
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),  // swift package generate-documentation
     ],
     targets: [
         // The system codec libraries, found through pkg-config (giflib: see CGIF).
@@ -133,7 +134,7 @@ let package = Package(
             resources: [.embedInCode("WebList/Resources/index.html"), .embedInCode("WebList/Resources/list.js"),
                         .embedInCode("WebList/Resources/list.css")]
         ),
-        // The README's code samples, one file each, so that every build compiles them.
+        // The documentation's Swift samples (README, docs/, DocC articles), one file each, so that every build compiles them.
         .target(
             name: "ThumbnailExamples",
             dependencies: ["ThumbnailHTTP", "ThumbnailServer", .product(name: "Hummingbird", package: "hummingbird")]

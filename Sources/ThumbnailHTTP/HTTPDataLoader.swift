@@ -96,7 +96,7 @@ public final class HTTPDataLoader: DataLoading {
         public var addressPolicy: AddressPolicy
         /// Body bytes one transfer may hold in memory before it is paused. Default: 256 KiB.
         public var bufferCapacity: Int
-        /// The `User-Agent` header.
+        /// The `User-Agent` header. Default: `Thumbnailer/` and ``ThumbnailKit/ThumbnailerVersion/current``.
         public var userAgent: String
 
         /// Every limit is a limit: a zero time or speed, which libcurl would take as
@@ -104,7 +104,7 @@ public final class HTTPDataLoader: DataLoading {
         public init(connectTimeout: Duration = .seconds(15), transferTimeout: Duration? = .seconds(120),
                     lowSpeedLimit: Int = 1024, lowSpeedTime: Duration = .seconds(15), maximumRedirects: Int = 5,
                     addressPolicy: AddressPolicy = .any, bufferCapacity: Int = 256 * 1024,
-                    userAgent: String = "Thumbnailer/1") {
+                    userAgent: String = "Thumbnailer/\(ThumbnailerVersion.current)") {
             precondition(connectTimeout > .zero && transferTimeout.map { $0 > .zero } != false && lowSpeedTime > .zero,
                          "a time limit must be positive (no transfer time limit: nil)")
             precondition(lowSpeedLimit >= 1 && maximumRedirects >= 0 && bufferCapacity >= 1, "a limit must be positive")

@@ -26,7 +26,7 @@ struct ThumbCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "Output file (one input) or directory (several inputs).")
     var output: String?
 
-    @Option(help: "Output format: jpeg or png (default: png when the thumbnail has alpha, else jpeg).")
+    @Option(help: "Output format: jpeg, png or webp (default: png when the thumbnail has alpha, else jpeg).")
     var format: ImageFormat?
 
     @Option(help: "JPEG quality, 1 to 100.")

@@ -18,6 +18,7 @@ struct Thumbnailer: AsyncParsableCommand {
             Every size and count limit is a limit: 0 is a usage error (exit 64), never "no limit". \
             Only an option whose help says so takes unlimited.
             """,
+        version: ThumbnailerVersion.current,
         subcommands: [ThumbCommand.self, CacheCommand.self, WarmCommand.self, BrowseCommand.self, ServeCommand.self])
 
     /// As ArgumentParser's, but a ``CommandFailure`` prints its one line and exits with its own status,

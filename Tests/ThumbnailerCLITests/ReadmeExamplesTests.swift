@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every Swift sample in the documentation (README.md and every docs/*.md) is a
+/// Every Swift sample in the documentation (README.md, every docs/*.md and the
+/// articles of the DocC catalogs under Sources/) is a
 /// file of Sources/ThumbnailExamples, which every build compiles, or the adopter
 /// package's program, which AdopterPackageTests builds: a sample that stops
 /// compiling fails the build or that test, and a sample edited in one place only
@@ -25,12 +26,19 @@ import Testing
         #expect(unshown.isEmpty, "example files not in the README or docs/ as they are: \(unshown)")
     }
 
-    /// README.md and the Markdown files of docs/, which must exist.
+    /// README.md, the Markdown files of docs/ and the articles of every `Sources/*/*.docc`, which must exist.
     private func documents() throws -> [URL] {
         let docs = Fixtures.packageRoot.appendingPathComponent("docs")
         let pages = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
         #expect(!pages.isEmpty, "no Markdown files in \(docs.path)")
-        return [Fixtures.packageRoot.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) }
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources")
+        let articles = try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted().flatMap { module in
+            let catalog = sources.appendingPathComponent("\(module)/\(module).docc")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: catalog.path)) ?? []
+            return names.filter { $0.hasSuffix(".md") }.sorted().map { catalog.appendingPathComponent($0) }
+        }
+        #expect(articles.count >= 3, "the DocC catalogs' articles: \(articles.map(\.lastPathComponent))")
+        return [Fixtures.packageRoot.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) } + articles
     }
 
     /// The text of each ```swift block, ending with its last line's newline.

@@ -1,4 +1,4 @@
-/// Why an S3 request failed. A pipeline's ``ThumbnailError`` files it under `store`.
+/// Why an S3 request failed. A pipeline's ``/ThumbnailKit/ThumbnailError`` files it under `store`.
 public enum S3Error: ObjectStoreError, Sendable, Hashable, CustomStringConvertible {
     /// The store is not configured well enough to ask it anything (credentials, metadata it cannot sign).
     case configuration(String)

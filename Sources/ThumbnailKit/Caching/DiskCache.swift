@@ -16,7 +16,7 @@ import Darwin
 /// - A write goes to a temporary file in the entry's directory and is renamed
 ///   into place: a reader sees the old entry or the new one, never part of one.
 /// - Every write, rename, read and touch of an entry goes through the cache's
-///   own open folders (see ``DiskCacheEntryFolder``): where a symbolic link
+///   own open folders (see `DiskCacheEntryFolder`): where a symbolic link
 ///   (or a file) stands in place of a namespace or shard folder, a write fails
 ///   with ``DiskCacheError/notAFolder(_:symbolicLink:)`` and a read is a miss;
 ///   nothing outside the cache directory is written, read or touched.
@@ -28,13 +28,13 @@ import Darwin
 ///   renamed into place. An entry larger than the limit is refused.
 /// - A write that finds the file system full (`ENOSPC`, `EDQUOT`) evicts
 ///   least recently used entries, never one open in this process, and tries
-///   again (``writeAttemptsWhenFull``); then, or at once past the file size
+///   again (`writeAttemptsWhenFull`); then, or at once past the file size
 ///   limit (`EFBIG`), it fails with ``DiskCacheError/storageFull(_:_:)`` and
 ///   leaves nothing behind. A journal without room never fails anything
-///   (see ``DiskCacheIndex``): opening, counting, verifying and clearing work
+///   (see `DiskCacheIndex`): opening, counting, verifying and clearing work
 ///   on a disk without a free byte.
 /// - Changes to the index happen under an exclusive `flock` on `<dir>/lock`
-///   and are journalled for the other processes (see ``DiskCacheIndex``);
+///   and are journalled for the other processes (see `DiskCacheIndex`);
 ///   reads take no lock. At open the index is rebuilt from the directory
 ///   itself, so what a killed process left behind is reconciled.
 ///
@@ -132,6 +132,7 @@ public final class DiskCache: Sendable {
 
     /// Opens (creating if needed) the cache at `directory`.
     /// - Parameters:
+    ///   - directory: the cache's folder: its own, created if missing (``CacheLocation`` names the default one).
     ///   - sizeLimit: bytes on disk for all entries; default 1 GiB.
     ///   - synchronizesWrites: fsync each entry before it becomes visible; default `false`.
     /// - Throws: ``DiskCacheError/unusableDirectory(_:reason:)`` when the directory cannot be created or used.
@@ -232,7 +233,7 @@ public final class DiskCache: Sendable {
 
     /// Stores `bytes` under `key`, replacing any earlier entry, removing least
     /// recently used entries first if the limit requires it, or if the file
-    /// system is out of room (see ``writeAttemptsWhenFull``).
+    /// system is out of room (see `writeAttemptsWhenFull`).
     /// - Throws: ``DiskCacheError/entryTooLarge(bytes:limit:)`` (nothing is
     ///   stored), ``DiskCacheError/storageFull(_:_:)`` when the file system
     ///   has no room for it even after evicting, ``DiskCacheError/notAFolder(_:symbolicLink:)``

@@ -8,15 +8,15 @@ import Darwin
 
 /// A disk-cache entry being written as its payload arrives (a download
 /// streamed to disk): a temporary file beside the entry's place, hashed on
-/// the way, that becomes the entry only on ``commit()``. It is created in the
+/// the way, that becomes the entry only on `commit()`. It is created in the
 /// entry's shard folder, held open from the cache's own directory (see
-/// ``DiskCacheEntryFolder``), and renamed into that folder opened again at
+/// `DiskCacheEntryFolder`), and renamed into that folder opened again at
 /// commit: never through a symbolic link.
 ///
 /// Until then no reader can see it, and a writer that is discarded, released
-/// or killed leaves nothing a later run trusts: ``discard()`` and `deinit`
+/// or killed leaves nothing a later run trusts: `discard()` and `deinit`
 /// remove the file, and the cache's scan removes one whose process is gone.
-/// Its payload can be read (decoded) through ``payload`` before committing.
+/// Its payload can be read (decoded) through `payload` before committing.
 public final class DiskCacheEntryWriter: Sendable {
     private struct State {
         var descriptor: Int32

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The budget is never exceeded, not even for an instant: an insertion first
 /// evicts least recently used entries until the new one fits, all under one
-/// lock. An entry costing more than ``maximumEntryCost`` is not stored.
+/// lock. An entry costing more than `maximumEntryCost` is not stored.
 ///
 /// Guarded by a `Mutex` rather than isolated in an actor: a list row asks the
 /// cache synchronously while it is being configured, so a hit must not cost
@@ -28,13 +28,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         public var misses = 0
         /// Entries removed to make room (not explicit removals).
         public var evictions = 0
-        /// Insertions refused because the entry alone costs more than ``MemoryCache/maximumEntryCost``.
+        /// Insertions refused because the entry alone costs more than `MemoryCache/maximumEntryCost`.
         public var rejections = 0
-        /// The sum of the stored entries' costs, always ≤ ``MemoryCache/costLimit``.
+        /// The sum of the stored entries' costs, always ≤ `MemoryCache/costLimit`.
         public var totalCost = 0
         /// The highest the sum has ever been, in the middle of an insertion too:
-        /// ≤ ``MemoryCache/costLimit`` as well, because an insertion evicts
-        /// before the new entry goes in. Not reset by ``MemoryCache/removeAll()``.
+        /// ≤ `MemoryCache/costLimit` as well, because an insertion evicts
+        /// before the new entry goes in. Not reset by `MemoryCache/removeAll()`.
         public var peakTotalCost = 0
         /// The number of stored entries.
         public var count = 0

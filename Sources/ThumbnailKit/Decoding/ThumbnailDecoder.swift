@@ -8,7 +8,7 @@ import CThumbnail
 /// into the thumbnail, so a full-size bitmap never exists: peak memory is the
 /// thumbnail, a few rows and the codec's own state (see
 /// ``DecodeReport/peakDecodeBytes``). Lossless WebP is the exception: libwebp
-/// holds its whole ARGB image (see ``ImageHeader/wholeImageBytesPerPixel``).
+/// holds its whole ARGB image (see `ImageHeader/wholeImageBytesPerPixel`).
 ///
 /// ```swift
 /// let thumbnail = try ThumbnailDecoder(size: .fit(256)).decode(contentsOfFile: "photo.jpg")
@@ -81,7 +81,7 @@ public struct ThumbnailDecoder: Sendable {
         }
     }
 
-    /// Decodes a file on a Dispatch thread (``BlockingWork``), never on the
+    /// Decodes a file on a Dispatch thread (`BlockingWork`), never on the
     /// cooperative pool, stopping early when the calling task is cancelled.
     public func decode(contentsOfFile path: String) async throws -> Thumbnail {
         try await decode(contentsOfFile: path, cancellingWith: DecodeCancellation())
@@ -96,7 +96,7 @@ public struct ThumbnailDecoder: Sendable {
         }
     }
 
-    /// Decodes bytes in memory on a Dispatch thread (``BlockingWork``), never
+    /// Decodes bytes in memory on a Dispatch thread (`BlockingWork`), never
     /// on the cooperative pool, stopping early when the calling task is cancelled.
     public func decode(_ bytes: some Collection<UInt8> & Sendable) async throws -> Thumbnail {
         let cancellation = DecodeCancellation()

@@ -34,7 +34,7 @@ public struct DataRequest: Sendable, Hashable {
     /// Validators of a copy already held, for a conditional request (a 304 costs no body).
     public var validators: Validators?
     /// The media types the caller can use, for an HTTP `Accept` header; `nil` accepts anything.
-    /// The pipeline asks for ``ImageFormat/acceptedMediaTypes``, so a content-negotiating CDN
+    /// The pipeline asks for `ImageFormat/acceptedMediaTypes`, so a content-negotiating CDN
     /// sends a format the decoder reads.
     public var accept: String?
 

@@ -15,7 +15,10 @@
     private let provider: any ThumbnailProviding
     private var prefetchTask: Task<Void, Never>?
 
-    /// - Parameter provider: where the row's thumbnail comes from (a ``ThumbnailPipeline``).
+    /// - Parameters:
+    ///   - request: the row's image, at the size it is shown (its priority is set per use).
+    ///   - title: the row's text, put in its cell's ``ListCell/title``.
+    ///   - provider: where the row's thumbnail comes from (a ``ThumbnailPipeline``).
     public init(request: ThumbnailRequest, title: String, provider: any ThumbnailProviding) {
         self.request = request
         self.title = title

@@ -27,7 +27,7 @@
     /// The work a load does. Called on the main actor, at most once at a time
     /// for the current load (a cancelled fetch may still be winding down
     /// while the next one runs). Check for cancellation after long steps:
-    /// a fetch that ignores it only delays the return of ``load()``, never
+    /// a fetch that ignores it only delays the return of `load()`, never
     /// the state.
     ///
     /// Subclasses must override it; the default stops the program.

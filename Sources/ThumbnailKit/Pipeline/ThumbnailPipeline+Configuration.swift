@@ -23,7 +23,7 @@ extension ThumbnailPipeline {
         public var maximumConcurrentDecodes: Int
         /// Of those, decodes that need a whole-image buffer of ``largeDecodeBytes``
         /// or more (progressive JPEGs above 1/8, where libjpeg keeps every
-        /// coefficient; see ``ThumbnailDecoder/wholeImageBufferBytes(for:)``) at
+        /// coefficient; see `ThumbnailDecoder/wholeImageBufferBytes(for:)`) at
         /// once. Default: 1, so that two such buffers are never held together.
         public var maximumConcurrentLargeDecodes: Int
         /// What makes a decode large. Default: 4 MiB (a progressive colour JPEG

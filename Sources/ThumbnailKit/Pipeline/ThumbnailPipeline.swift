@@ -47,6 +47,7 @@ public final class ThumbnailPipeline: Sendable {
     /// ``Configuration/keepsOriginalsInObjectStore``).
     ///
     /// - Parameters:
+    ///   - configuration: the data loader, the stores, the budgets and the limits.
     ///   - rendering: given the tier that makes thumbnails (requests for one
     ///     URL share one decode of its original for every size wanted, and
     ///     the copies made are kept), returns what answers behind the memory,
@@ -119,8 +120,10 @@ public final class ThumbnailPipeline: Sendable {
     /// original, the encoded thumbnail) are written after. One that cannot be
     /// written (a full disk) is logged, and
     /// ``thumbnails(of:sizes:priority:cachePolicy:progress:)`` reports it.
-    /// - Parameter progress: called with what the request is doing (bytes
-    ///   arriving, a retry waiting, decoding), in order, on any thread.
+    /// - Parameters:
+    ///   - request: the image, its size, priority and cache policy.
+    ///   - progress: called with what the request is doing (bytes
+    ///     arriving, a retry waiting, decoding), in order, on any thread.
     /// - Throws: ``ThumbnailError``, whose ``ThumbnailError/kind`` says what failed and whose
     ///   ``ThumbnailError/underlying`` error says how (a ``DataLoadingError``, a
     ///   ``ThumbnailDecodingError``, …); of kind ``ThumbnailError/Kind/cancelled`` when the

@@ -7,8 +7,10 @@ public protocol ThumbnailProviding: Sendable {
     func cachedThumbnail(for request: ThumbnailRequest) -> Thumbnail?
 
     /// The thumbnail for `request`.
-    /// - Parameter progress: called with what the request is doing (bytes
-    ///   arriving, a retry waiting, decoding), in order, on any thread.
+    /// - Parameters:
+    ///   - request: the image, its size, priority and cache policy.
+    ///   - progress: called with what the request is doing (bytes
+    ///     arriving, a retry waiting, decoding), in order, on any thread.
     /// - Throws: the provider's errors (the pipeline's are ``ThumbnailError``); when the calling
     ///   task is cancelled, one that ``ThumbnailError/isCancellation(_:)`` recognises.
     func thumbnail(for request: ThumbnailRequest,

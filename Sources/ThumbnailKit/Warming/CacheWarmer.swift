@@ -36,6 +36,7 @@ public struct CacheWarmer: Sendable {
 
     /// Warms every URL of `urls` (duplicates are warmed once).
     /// - Parameters:
+    ///   - urls: the images.
     ///   - revalidate: ask the server whether stored originals are current
     ///     (`If-None-Match`/`If-Modified-Since`) and fetch only changed ones.
     ///   - onProgress: called after each image finishes and as bytes arrive, from any thread.
