@@ -14,5 +14,10 @@ rm -rf "$cache"
 echo "== first run: fills the cache" >&2
 .build/release/thumbnailer warm TestImages/feed.json --cache-dir "$cache" -s 256 -s 128
 echo "== second run: everything is cached" >&2
-.build/release/thumbnailer warm TestImages/feed.json --cache-dir "$cache" -s 256 -s 128
+second=$(.build/release/thumbnailer warm TestImages/feed.json --cache-dir "$cache" -s 256 -s 128)
+echo "$second"
+if ! grep -q '^fetched     0 images' <<<"$second"; then
+    echo "demo: the second run downloaded images: the cache did not hold what the first run stored" >&2
+    exit 1
+fi
 .build/release/thumbnailer cache stats --cache-dir "$cache"

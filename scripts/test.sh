@@ -75,6 +75,11 @@ swift build --build-tests
 # tests, so that AdopterPackageTests, which builds it again, finds it current instead of compiling
 # a second copy of the library beside the tests that count concurrency.
 swift build --package-path Tests/AdopterPackage --scratch-path .build/adopter
+# The command where shells look for it: scripts/install.sh puts this debug build, its man page and
+# its completions into a scratch prefix, which CommandInstallationTests checks.
+export THUMBNAILER_INSTALLED_PREFIX
+THUMBNAILER_INSTALLED_PREFIX=$(mktemp -d)
+scripts/install.sh --configuration debug --prefix "$THUMBNAILER_INSTALLED_PREFIX"
 if [ $# -gt 0 ]; then
     exec swift test --skip-build "$@"
 fi
@@ -100,3 +105,6 @@ swift test --skip-build --filter "$alone"
 swift test --skip-build --filter "$hostile"
 swift test --skip-build --filter "$browser"
 swift test --skip-build --filter "$engines"
+# Last, the README's first command as a user runs it: the demo (a release build, then warm twice;
+# it fails when the second run downloads anything). ReadmeCommandsTests checks that it is here.
+scripts/demo.sh "$(mktemp -d)/demo-cache"
