@@ -10,15 +10,15 @@ import ThumbnailKit
 /// - **Memory**: each transfer holds at most ``Configuration/bufferCapacity``
 ///   bytes of body; when the sink is behind, libcurl stops reading the socket
 ///   (backpressure), so an endless or very fast body costs no more.
-/// - **Size**: an announced `Content-Length` above ``DataRequest/maximumBytes``
+/// - **Size**: an announced `Content-Length` above ``/ThumbnailKit/DataRequest/maximumBytes``
 ///   is refused before any body byte; the bytes are counted too (decoded, and
 ///   for a compressed body encoded as well), so a missing or lying length changes nothing.
 /// - **Compression**: a gzip or deflate `Content-Encoding` is undone one buffer
 ///   at a time, only as fast as the sink takes it, so a compressed body (a
 ///   gzip bomb included) holds no more memory than a plain one. Any other
 ///   encoding, or more than one, is
-///   ``DataLoadingError/unsupportedContentEncoding(_:encoding:)``. A request
-///   for images only (its ``DataRequest/accept`` lists `image/` types only)
+///   ``/ThumbnailKit/DataLoadingError/unsupportedContentEncoding(_:encoding:)``. A request
+///   for images only (its ``/ThumbnailKit/DataRequest/accept`` lists `image/` types only)
 ///   asks for `Accept-Encoding: identity`, since images are compressed
 ///   already; any other asks for gzip or deflate, which text such as a feed
 ///   gains from. A server may answer gzip either way, and that is undone.
@@ -30,9 +30,9 @@ import ThumbnailKit
 /// - **Time**: a connect timeout, a whole-transfer timeout, and a speed floor
 ///   (``Configuration/lowSpeedLimit`` over ``Configuration/lowSpeedTime``) that
 ///   ends trickling or silent servers.
-/// - A status other than 2xx is ``DataLoadingError/httpStatus(_:status:retryAfter:)``
+/// - A status other than 2xx is ``/ThumbnailKit/DataLoadingError/httpStatus(_:status:retryAfter:)``
 ///   with the server's `Retry-After`; a conditional request answered 304
-///   returns ``ResponseHead/notModified`` with no body.
+///   returns ``/ThumbnailKit/ResponseHead/notModified`` with no body.
 /// - Cancelling the calling task removes the transfer at once.
 /// - Connections are reused, libcurl negotiates HTTP/2 over TLS when a server offers it, and the
 ///   proxy variables curl users set (`https_proxy`, `http_proxy`, `no_proxy`)
@@ -96,7 +96,7 @@ public final class HTTPDataLoader: DataLoading {
         public var addressPolicy: AddressPolicy
         /// Body bytes one transfer may hold in memory before it is paused. Default: 256 KiB.
         public var bufferCapacity: Int
-        /// The `User-Agent` header. Default: `Thumbnailer/` and ``ThumbnailKit/ThumbnailerVersion/current``.
+        /// The `User-Agent` header. Default: `Thumbnailer/` and ``/ThumbnailKit/ThumbnailerVersion/current``.
         public var userAgent: String
 
         /// Every limit is a limit: a zero time or speed, which libcurl would take as
@@ -122,6 +122,7 @@ public final class HTTPDataLoader: DataLoading {
     /// libcurl's receive buffer: the most one piece of body can be.
     static let receiveBufferBytes = 64 * 1024
 
+    /// The limits and policies every transfer of this loader follows, fixed at creation.
     public let configuration: Configuration
     private let client: CurlClient
     private let usage = BufferUsageMeter()
@@ -131,7 +132,7 @@ public final class HTTPDataLoader: DataLoading {
     private let sinkQueue = DispatchQueue(label: "ThumbnailHTTP.HTTPDataLoader.sinks")
 
     /// Starts the loader's I/O thread.
-    /// - Throws: ``DataLoadingError/network(_:reason:)`` when libcurl cannot start.
+    /// - Throws: ``/ThumbnailKit/DataLoadingError/network(_:reason:)`` when libcurl cannot start.
     public init(configuration: Configuration = Configuration()) throws {
         precondition(configuration.bufferCapacity >= Self.receiveBufferBytes,
                      "bufferCapacity must hold at least one receive buffer (64 KiB)")

@@ -1,7 +1,7 @@
-/// Why ``ThumbnailPipeline/configureShared(_:)`` did not change the shared
+/// Why ``ThumbnailKit/ThumbnailPipeline/configureShared(_:)`` did not change the shared
 /// pipeline: it is set once, before anything uses it.
 public enum SharedPipelineError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// ``ThumbnailPipeline/shared`` was used already: its callers hold that
+    /// ``ThumbnailKit/ThumbnailPipeline/shared`` was used already: its callers hold that
     /// pipeline, and a second one would split the memory cache and the limits.
     case alreadyInUse
     /// It was configured already, by another part of the app: the first

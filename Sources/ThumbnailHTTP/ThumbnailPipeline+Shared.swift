@@ -6,7 +6,7 @@ extension ThumbnailPipeline {
     /// first; else it is made on first use as
     /// ``Configuration/web(cacheDirectory:diskSizeLimit:http:logger:)`` with
     /// every default: `http(s)://` and `file://` URLs and plain paths, the disk
-    /// tiers in ``CacheLocation/defaultDirectory()``. The first use that
+    /// tiers in ``/ThumbnailKit/CacheLocation/defaultDirectory()``. The first use that
     /// returns fixes it for the life of the process.
     ///
     /// ```swift
@@ -14,7 +14,7 @@ extension ThumbnailPipeline {
     /// ```
     ///
     /// - Throws: when the default is made and its directory must not or cannot
-    ///   hold a cache (``UnsafeCacheDirectory``, ``DiskCacheError``), so that an
+    ///   hold a cache (``/ThumbnailKit/UnsafeCacheDirectory``, ``/ThumbnailKit/DiskCacheError``), so that an
     ///   app never runs without the disk tier it expects. Nothing is fixed then:
     ///   each use throws again until the directory is fixed, or the app calls
     ///   ``configureShared(_:)`` with a directory of its own, or with
@@ -33,7 +33,7 @@ extension ThumbnailPipeline {
     /// let thumbnail = try await ThumbnailPipeline.shared.thumbnail(for: url, size: 256)
     /// ```
     ///
-    /// An app that wants tiers of its own (``init(configuration:rendering:fetching:)``)
+    /// An app that wants tiers of its own (``/ThumbnailKit/ThumbnailPipeline/init(configuration:rendering:fetching:)``)
     /// makes that pipeline and keeps it instead.
     /// - Throws: ``SharedPipelineError/alreadyInUse`` after ``shared`` has
     ///   returned a pipeline, ``SharedPipelineError/alreadyConfigured`` on a

@@ -2,8 +2,8 @@ import Logging
 
 extension ThumbnailPipeline.Configuration {
     /// Web and local images with a disk tier: ``HTTPDataLoader`` for
-    /// `http(s)://` URLs, ``FileDataLoader`` for the rest, and a
-    /// ``DiskCache`` in `cacheDirectory`.
+    /// `http(s)://` URLs, ``/ThumbnailKit/FileDataLoader`` for the rest, and a
+    /// ``/ThumbnailKit/DiskCache`` in `cacheDirectory`.
     ///
     /// Any address may be reached (``HTTPDataLoader/AddressPolicy/any``), as
     /// an app showing what its user chose wants. A server that fetches URLs
@@ -17,20 +17,20 @@ extension ThumbnailPipeline.Configuration {
     /// throws here rather than leaving the app without its disk tier, which
     /// would download every image again at each launch. Thumbnails in memory
     /// only, on purpose, are ``web(diskCache:http:logger:)`` with `nil`; a
-    /// directory this refuses that the app wants anyway is a ``DiskCache`` the
+    /// directory this refuses that the app wants anyway is a ``/ThumbnailKit/DiskCache`` the
     /// app opens and passes there. A libcurl that cannot start does not throw:
     /// files still load, and each web request fails with the reason (logged
     /// as a warning too).
     /// - Parameters:
     ///   - cacheDirectory: where the originals and encoded thumbnails go.
-    ///     Default: ``CacheLocation/defaultDirectory()`` (`$THUMBNAILER_CACHE_DIR`,
+    ///     Default: ``/ThumbnailKit/CacheLocation/defaultDirectory()`` (`$THUMBNAILER_CACHE_DIR`,
     ///     else the user's cache folder).
     ///   - diskSizeLimit: bytes on disk for both tiers. Default: 1 GiB.
     ///   - http: the transport's limits and address policy. Default: ``HTTPDataLoader/Configuration``'s.
     ///   - logger: where the pipeline says what it does.
-    /// - Throws: ``UnsafeCacheDirectory`` for `/`, the home directory or a
-    ///   folder of other files (``CacheLocation/refusal(for:)``), before
-    ///   anything is written there; ``DiskCacheError`` when the directory cannot
+    /// - Throws: ``/ThumbnailKit/UnsafeCacheDirectory`` for `/`, the home directory or a
+    ///   folder of other files (``/ThumbnailKit/CacheLocation/refusal(for:)``), before
+    ///   anything is written there; ``/ThumbnailKit/DiskCacheError`` when the directory cannot
     ///   be made, opened or written (a file in the way, no permission).
     public static func web(cacheDirectory: String = CacheLocation.defaultDirectory(), diskSizeLimit: Int = 1 << 30,
                            http: HTTPDataLoader.Configuration = HTTPDataLoader.Configuration(),

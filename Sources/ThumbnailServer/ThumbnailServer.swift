@@ -38,6 +38,12 @@ public struct ThumbnailServer: Sendable {
         /// Bytes of encoded thumbnails kept in memory. Default: 32 MiB.
         public var memoryBudget: Int
 
+        /// Limits with the given bounds.
+        /// - Parameters:
+        ///   - maximumRenders: Renders at once. Default: ``/ThumbnailKit/ThumbnailPipeline/processorCount``.
+        ///   - maximumQueue: Requests waiting for a render before 503. Default: 128.
+        ///   - deadline: How long a request may take before 504; `nil` for no limit. Default: 10 s.
+        ///   - memoryBudget: Bytes of encoded thumbnails kept in memory. Default: 32 MiB.
         public init(maximumRenders: Int = ThumbnailPipeline.processorCount, maximumQueue: Int = 128,
                     deadline: Duration? = .seconds(10), memoryBudget: Int = 32 << 20) {
             self.maximumRenders = maximumRenders
@@ -60,9 +66,14 @@ public struct ThumbnailServer: Sendable {
     private let hangUps = ClientHangUps()
     private let metrics = ServingMetrics()
 
+    /// A server of the thumbnails `pipeline` makes, at URLs `signing` accepts.
     /// - Parameters:
     ///   - pipeline: where thumbnails come from: its tiers, and its encoder for the bytes sent.
+    ///   - signing: which URLs are accepted: signed with a key, or any (for development).
     ///   - allowList: the source hosts allowed; any other gets 403 before anything is fetched.
+    ///     Default: `nil`, any host.
+    ///   - limits: renders at once, queue length, deadline and memory budget. Default: `Limits()`, each at its default.
+    ///   - maxAge: `Cache-Control`'s `max-age` in seconds. Default: 86 400, a day.
     public init(pipeline: ThumbnailPipeline, signing: SigningPolicy, allowList: SourceAllowList? = nil,
                 limits: Limits = Limits(), maxAge: Int = 86_400) {
         self.signing = signing

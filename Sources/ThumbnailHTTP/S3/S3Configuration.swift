@@ -12,14 +12,25 @@ public struct S3Configuration: Sendable, Hashable {
     /// The key prefix every object goes under, without slashes at its ends; empty for the bucket's
     /// root. It is part of every key, not a path: no empty, `.` or `..` segments, no control characters.
     public let prefix: String
+    /// The access key ID requests are signed with (`AWS_ACCESS_KEY_ID`).
     public var accessKeyID: String
+    /// The secret access key requests are signed with (`AWS_SECRET_ACCESS_KEY`); never sent itself.
     public var secretAccessKey: String
     /// Temporary credentials' token, sent as `x-amz-security-token`.
     public var sessionToken: String?
     /// `endpoint/bucket/key` rather than `bucket.endpoint/key`: what custom endpoints use.
     public var usesPathStyle: Bool
 
-    /// - Parameter prefix: one `/` at either end is dropped.
+    /// A configuration from explicit values, with the bucket and prefix checked.
+    /// - Parameters:
+    ///   - endpoint: The service's base URL; a final `/` is dropped.
+    ///   - region: The region requests are signed for.
+    ///   - bucket: The bucket name.
+    ///   - prefix: The key prefix; one `/` at either end is dropped. Default: empty, the bucket's root.
+    ///   - accessKeyID: The access key ID.
+    ///   - secretAccessKey: The secret access key.
+    ///   - sessionToken: Temporary credentials' token. Default: `nil`, none.
+    ///   - usesPathStyle: Whether to address `endpoint/bucket/key`. Default: `true`.
     /// - Throws: ``S3Error/invalidLocation(_:reason:)`` for a bucket or prefix that breaks the rules above.
     public init(endpoint: String, region: String, bucket: String, prefix: String = "", accessKeyID: String,
                 secretAccessKey: String, sessionToken: String? = nil, usesPathStyle: Bool = true) throws(S3Error) {
@@ -45,9 +56,11 @@ public struct S3Configuration: Sendable, Hashable {
     /// path-style; default AWS's regional endpoint, virtual-hosted),
     /// `AWS_REGION` or `AWS_DEFAULT_REGION` (default `us-east-1`),
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`.
-    /// - Parameter environment: the variables; default: the process's.
+    /// - Parameters:
+    ///   - location: `s3://BUCKET/PREFIX`; the prefix may be empty.
+    ///   - environment: the variables; default: the process's.
     /// - Throws: ``S3Error/invalidLocation(_:reason:)`` for a malformed location (see
-    ///   ``validate(location:)``), ``S3Error/configuration(_:)`` for missing credentials.
+    ///   `validate(location:)`), ``S3Error/configuration(_:)`` for missing credentials.
     public static func fromEnvironment(location: String,
                                        environment: [String: String]? = nil) throws(S3Error) -> S3Configuration {
         let variables = environment ?? ProcessEnvironment.variables()

@@ -22,7 +22,7 @@ public enum S3Error: ObjectStoreError, Sendable, Hashable, CustomStringConvertib
             || ["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied"].contains(code ?? "")
     }
 
-    /// No answer, or a status a later attempt may not meet (``RetryPolicy/isTransient(status:)``:
+    /// No answer, or a status a later attempt may not meet (``/ThumbnailKit/RetryPolicy/isTransient(status:)``:
     /// 408, 429, 5xx but 501 and 505).
     public var isTransient: Bool {
         switch self {

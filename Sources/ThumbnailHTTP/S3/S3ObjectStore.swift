@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// An S3 bucket (or any S3-compatible store) under a prefix, as the pipeline's
-/// shared ``ObjectStore``: GET, HEAD and PUT of objects with `x-amz-meta-*`
+/// shared ``/ThumbnailKit/ObjectStore``: GET, HEAD and PUT of objects with `x-amz-meta-*`
 /// metadata, signed with AWS Signature Version 4 by libcurl.
 ///
 /// - Every PUT carries the SHA-256 of its body as `x-amz-content-sha256`, so the
@@ -27,6 +27,7 @@ import Darwin
 /// let pipeline = ThumbnailPipeline(configuration: .init(dataLoader: try HTTPDataLoader(), objectStore: store))
 /// ```
 public final class S3ObjectStore: ObjectStore {
+    /// The endpoint, bucket, prefix and credentials every request uses.
     public let configuration: S3Configuration
     /// The largest object body read (a GET); larger ones fail. Default: 16 MiB.
     public let maximumObjectBytes: Int

@@ -50,9 +50,13 @@ public final class DiskCache: Sendable {
 
     /// Entries and bytes per namespace.
     public struct Statistics: Sendable, Hashable {
+        /// Entries in each namespace; every namespace is present, with 0 when it is empty.
         public var entries: [Namespace: Int] = [:]
+        /// Bytes the entries of each namespace occupy on disk (file system blocks, not payload length).
         public var bytes: [Namespace: Int] = [:]
+        /// Bytes all entries occupy on disk: the sum of ``bytes``, the figure ``sizeLimit`` bounds.
         public var totalBytes: Int { bytes.values.reduce(0, +) }
+        /// Entries in all namespaces: the sum of ``entries``.
         public var totalEntries: Int { entries.values.reduce(0, +) }
         /// The configured limit on ``totalBytes``.
         public var sizeLimit: Int

@@ -15,6 +15,14 @@ public struct DiskCacheMetadata: Sendable, Hashable {
     /// When the entry was stored, in seconds since 1970 (set by the cache).
     public internal(set) var storedAt: Int64 = 0
 
+    /// Metadata with the given facts; each defaults to `nil` (unknown).
+    /// ``storedAt`` is left for the cache to set.
+    /// - Parameters:
+    ///   - url: Where the bytes came from.
+    ///   - etag: The server's `ETag`.
+    ///   - lastModified: The server's `Last-Modified`, as the server wrote it.
+    ///   - contentType: The media type the server named.
+    ///   - source: The header of the original a thumbnail was made from.
     public init(url: String? = nil, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
                 source: ImageHeader? = nil) {
         self.url = url
@@ -31,6 +39,7 @@ public struct DiskCacheEntry: Sendable {
     public let key: String
     /// The payload, exactly as stored.
     public let bytes: [UInt8]
+    /// What was stored with it: origin URL, validators, media type, source header.
     public let metadata: DiskCacheMetadata
     /// When it was last read or written, in seconds since 1970 (the file's modification time).
     public let lastUsedAt: Int64

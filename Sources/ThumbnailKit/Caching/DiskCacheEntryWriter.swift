@@ -151,8 +151,11 @@ public final class DiskCacheEntryWriter: Sendable {
 
 /// A range of an open file: an image inside a cache entry, to decode in place.
 public struct FileRegion: Sendable, Hashable {
+    /// The open file's descriptor; owned by the entry or writer the region came from, valid while that lives.
     public let descriptor: Int32
+    /// Where the region starts, in bytes from the start of the file.
     public let offset: Int
+    /// The region's size in bytes.
     public let length: Int
 
     package init(descriptor: Int32, offset: Int, length: Int) {

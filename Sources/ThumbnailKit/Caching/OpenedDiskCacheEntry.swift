@@ -11,6 +11,7 @@ import Darwin
 public final class OpenedDiskCacheEntry: Sendable {
     /// The key it was stored under.
     public let key: String
+    /// What was stored with it: origin URL, validators, media type, source header.
     public let metadata: DiskCacheMetadata
     /// The payload, in the open file.
     public let payload: FileRegion

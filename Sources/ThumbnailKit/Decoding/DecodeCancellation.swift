@@ -11,6 +11,7 @@ public final class DecodeCancellation: @unchecked Sendable {
     /// What the token calls at each checkpoint; kept alive here for the token.
     private let checkpoint: Checkpoint?
 
+    /// A flag not yet cancelled; pass it to one decode, then ``cancel()`` it from any thread.
     public convenience init() {
         self.init(checkpoint: nil)
     }

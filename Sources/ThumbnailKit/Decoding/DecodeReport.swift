@@ -61,7 +61,9 @@ public enum JPEGDecodePath: String, Sendable, Hashable, CaseIterable {
 /// The image formats the decoder reads. Thumbnails are written as JPEG or PNG
 /// only (``ThumbnailEncoder/writableFormats``).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// JPEG, baseline or progressive: gray, YCbCr, RGB, CMYK or YCCK.
     case jpeg
+    /// PNG of any bit depth and colour type (16-bit samples rounded to 8), interlaced or not.
     case png
     /// Lossy, lossless and animated WebP (the first frame is shown).
     case webp

@@ -26,6 +26,12 @@ public struct DecodingLimits: Sendable, Hashable {
     /// so one decode of any image keeps a process near 64 MiB.
     public var maxDecoderMemory: Int?
 
+    /// Limits with the given bounds; `nil` leaves a bound unchecked.
+    /// - Parameters:
+    ///   - maxWidth: Maximum source width in pixels. Default: none.
+    ///   - maxHeight: Maximum source height in pixels. Default: none.
+    ///   - maxPixels: Maximum source width × height. Default: 100 000 000.
+    ///   - maxDecoderMemory: Maximum working memory of a decode, in bytes. Default: 32 MiB.
     public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxPixels: Int? = 100_000_000,
                 maxDecoderMemory: Int? = 32 * 1024 * 1024) {
         self.maxWidth = maxWidth

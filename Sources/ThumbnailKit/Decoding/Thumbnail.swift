@@ -56,6 +56,14 @@ public struct Thumbnail: Sendable {
         return scaled
     }
 
+    /// A thumbnail of pixels made elsewhere (a test, a tier of the app's own).
+    /// A precondition failure unless `pixels` holds exactly `width × height × 4` bytes.
+    /// - Parameters:
+    ///   - width: Width in pixels.
+    ///   - height: Height in pixels.
+    ///   - pixels: RGBA8 pixels, straight alpha, row by row from the top left.
+    ///   - source: The facts of the original it shows.
+    ///   - report: What its decode found and cost; `nil` when no decode made it.
     public init(width: Int, height: Int, pixels: PixelBuffer, source: ImageHeader, report: DecodeReport?) {
         precondition(pixels.count == width * height * 4, "pixel buffer does not match \(width)x\(height) RGBA8")
         self.width = width

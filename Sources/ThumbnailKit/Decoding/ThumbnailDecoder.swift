@@ -39,6 +39,14 @@ public struct ThumbnailDecoder: Sendable {
     /// compare decode paths plane by plane). Default: `false`.
     package var decodesLumaOnly = false
 
+    /// A decoder with the given options.
+    /// - Parameters:
+    ///   - size: The box the thumbnail fits in (or fills). Default: 256 × 256, to fit in.
+    ///   - limits: Header limits checked before allocation. Default: ``DecodingLimits/default``.
+    ///   - appliesOrientation: Whether to apply the EXIF orientation. Default: `true`.
+    ///   - progressivePath: The most specialised path a progressive JPEG may take.
+    ///     Default: ``JPEGDecodePath/dcOnly``.
+    ///   - convertsToSRGB: Whether to convert a thumbnail in another colour space to sRGB. Default: `true`.
     public init(size: ThumbnailSize = .fit(256), limits: DecodingLimits = .default,
                 appliesOrientation: Bool = true, progressivePath: JPEGDecodePath = .dcOnly,
                 convertsToSRGB: Bool = true) {

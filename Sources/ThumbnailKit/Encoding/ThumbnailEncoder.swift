@@ -9,6 +9,10 @@ public struct ThumbnailEncoder: Sendable {
     /// Lossy WebP quality 1…100. Default: 80.
     public var webpQuality: Int
 
+    /// An encoder with the given qualities (PNG is lossless and takes none).
+    /// - Parameters:
+    ///   - jpegQuality: JPEG quality 1…100. Default: 85.
+    ///   - webpQuality: Lossy WebP quality 1…100. Default: 80.
     public init(jpegQuality: Int = 85, webpQuality: Int = 80) {
         self.jpegQuality = jpegQuality
         self.webpQuality = webpQuality
@@ -69,6 +73,7 @@ public struct ThumbnailEncoder: Sendable {
 
 /// An encoder failure, with the codec's reason.
 public struct ThumbnailEncodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The codec's reason, or which pixels did not match the size given.
     public let message: String
     public var description: String { "encoding failed: \(message)" }
 }

@@ -18,6 +18,7 @@ public protocol BodySink: Sendable {
 public final class MemoryBodySink: BodySink {
     private let state = Mutex<(head: ResponseHead?, bytes: [UInt8])>((nil, []))
 
+    /// An empty sink, holding no response yet.
     public init() {}
 
     /// The body received so far.

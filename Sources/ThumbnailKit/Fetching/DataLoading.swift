@@ -40,15 +40,27 @@ public struct DataRequest: Sendable, Hashable {
 
     /// The `ETag` and `Last-Modified` of a stored copy.
     public struct Validators: Sendable, Hashable {
+        /// The stored copy's `ETag`, sent as `If-None-Match`; `nil` when it had none.
         public var etag: String?
+        /// The stored copy's `Last-Modified`, sent as `If-Modified-Since`; `nil` when it had none.
         public var lastModified: String?
 
+        /// Validators as a stored copy's metadata holds them.
+        /// - Parameters:
+        ///   - etag: The stored copy's `ETag`, or `nil`.
+        ///   - lastModified: The stored copy's `Last-Modified`, or `nil`.
         public init(etag: String?, lastModified: String?) {
             self.etag = etag
             self.lastModified = lastModified
         }
     }
 
+    /// A request for the body at `url`.
+    /// - Parameters:
+    ///   - url: An `http(s)://` or `file://` URL, or a plain path.
+    ///   - maximumBytes: The largest body accepted, in bytes. Default: 50 MB.
+    ///   - validators: Validators of a stored copy, for a conditional request. Default: none.
+    ///   - accept: The media types wanted, for an HTTP `Accept` header. Default: `nil`, anything.
     public init(url: String, maximumBytes: Int = 50_000_000, validators: Validators? = nil, accept: String? = nil) {
         self.url = url
         self.maximumBytes = maximumBytes
@@ -59,9 +71,12 @@ public struct DataRequest: Sendable, Hashable {
 
 /// Bytes received so far, and the total when it is known.
 public struct TransferProgress: Sendable, Hashable {
+    /// Body bytes received so far.
     public let receivedBytes: Int
+    /// The announced length of the body in bytes; `nil` when none was announced.
     public let expectedBytes: Int?
 
+    /// Progress after `receivedBytes` of `expectedBytes` (`nil`: total unknown).
     public init(receivedBytes: Int, expectedBytes: Int?) {
         self.receivedBytes = receivedBytes
         self.expectedBytes = expectedBytes
@@ -78,12 +93,22 @@ public struct TransferProgress: Sendable, Hashable {
 public struct ResponseHead: Sendable, Hashable {
     /// The server said the stored copy is current (304): keep using it. No body follows.
     public var notModified: Bool
+    /// The response's `ETag`, as sent; `nil` when there was none (always, for a file).
     public var etag: String?
+    /// The response's `Last-Modified`, as sent; `nil` when there was none (always, for a file).
     public var lastModified: String?
+    /// The response's `Content-Type`; `nil` when there was none (always, for a file).
     public var contentType: String?
     /// The announced length, when there was one (never trusted: the size limit counts bytes).
     public var expectedBytes: Int?
 
+    /// A head with the given facts; each defaults to absent (`false`, `nil`).
+    /// - Parameters:
+    ///   - notModified: The server answered 304.
+    ///   - etag: The `ETag` sent.
+    ///   - lastModified: The `Last-Modified` sent.
+    ///   - contentType: The `Content-Type` sent.
+    ///   - expectedBytes: The announced length of the body in bytes.
     public init(notModified: Bool = false, etag: String? = nil, lastModified: String? = nil,
                 contentType: String? = nil, expectedBytes: Int? = nil) {
         self.notModified = notModified

@@ -10,6 +10,8 @@ public struct FileDataLoader: DataLoading {
     /// Bytes read per chunk (and per progress report). Default: 256 KiB.
     public var chunkSize: Int
 
+    /// A loader reading `chunkSize` bytes at a time; a precondition failure unless it is positive.
+    /// - Parameter chunkSize: Bytes read per chunk. Default: 256 KiB.
     public init(chunkSize: Int = 256 * 1024) {
         precondition(chunkSize > 0)
         self.chunkSize = chunkSize

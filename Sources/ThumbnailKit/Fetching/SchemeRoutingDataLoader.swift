@@ -7,6 +7,10 @@ public struct SchemeRoutingDataLoader: DataLoading {
     /// Loads the rest. Default: ``FileDataLoader``.
     public let local: any DataLoading
 
+    /// A loader routing by scheme.
+    /// - Parameters:
+    ///   - network: Loads `http://` and `https://` URLs.
+    ///   - local: Loads `file://` URLs and plain paths. Default: a ``FileDataLoader``.
     public init(network: any DataLoading, local: any DataLoading = FileDataLoader()) {
         self.network = network
         self.local = local

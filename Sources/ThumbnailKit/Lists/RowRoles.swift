@@ -40,6 +40,11 @@ extension RowDelegate {
     /// Starts and stops the row's work ahead of display, if it has any.
     public var prefetching: (any RowPrefetching)?
 
+    /// A row made of separate role objects.
+    /// - Parameters:
+    ///   - dataSource: Fills the row's cell.
+    ///   - delegate: Hears when the cell shows and leaves. Default: `nil`, none.
+    ///   - prefetching: Starts and stops the row's work ahead of display. Default: `nil`, none.
     public init(dataSource: any RowDataSource, delegate: (any RowDelegate)? = nil,
                 prefetching: (any RowPrefetching)? = nil) {
         self.dataSource = dataSource

@@ -21,6 +21,7 @@
 /// row.prepareForReuse()                            // scrolled away: cancelled, idle
 /// ```
 @MainActor public final class ThumbnailRowLoader: Loadable, ReusableContent {
+    /// A row loads a ``Thumbnail``.
     public typealias Value = Thumbnail
 
     private let provider: any ThumbnailProviding

@@ -15,6 +15,7 @@
 
     public var isCanceled: Bool { lifecycle.isCanceled }
 
+    /// A loader in the `idle` state, with no load running.
     public init() {}
 
     public var state: AsyncStream<LoadingState<Value>> { lifecycle.relay.values() }

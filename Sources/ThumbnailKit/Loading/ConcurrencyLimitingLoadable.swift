@@ -15,6 +15,7 @@
 /// cancelling or resetting the base directly while the wrapper loads leaves
 /// the wrapper showing the state the base ended in.
 @MainActor public final class ConcurrencyLimitingLoadable<Base: Loadable>: Loadable {
+    /// The wrapped loader's value.
     public typealias Value = Base.Value
 
     /// What a load shows while it waits for a slot.

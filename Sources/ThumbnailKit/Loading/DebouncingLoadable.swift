@@ -16,6 +16,7 @@
 ///
 /// Costs one sleeping task while a call waits for the pause.
 @MainActor public final class DebouncingLoadable<Base: Loadable>: Loadable {
+    /// The wrapped loader's value.
     public typealias Value = Base.Value
 
     /// The loader loaded once a burst of calls has paused.

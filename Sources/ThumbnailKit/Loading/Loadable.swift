@@ -27,6 +27,7 @@
 /// is the primary associated type, so a view can hold any loader of a value
 /// (`any Loadable<Thumbnail>`) whatever wrappers it is made of.
 @MainActor public protocol Loadable<Value>: AnyObject {
+    /// What a finished load holds: ``LoadingState/loaded(_:)``'s payload.
     associatedtype Value: Sendable
 
     /// Each access subscribes a new observer: the current state first, then

@@ -8,6 +8,11 @@ public struct LoadingProgress: Sendable, Hashable {
     /// 0…100, clamped on construction; `nil` when the total is unknown.
     public let percent: Int?
 
+    /// Progress with the given parts; each defaults to absent.
+    /// - Parameters:
+    ///   - isCanceled: The load was cancelled. Default: `false`.
+    ///   - message: A line to show beside the spinner. Default: `nil`.
+    ///   - percent: How far the load has come, clamped to 0…100. Default: `nil`, unknown.
     public init(isCanceled: Bool = false, message: String? = nil, percent: Int? = nil) {
         self.isCanceled = isCanceled
         self.message = message

@@ -53,5 +53,7 @@ public enum LoadingState<Value: Sendable>: Sendable {
 
 /// The four cases of ``LoadingState`` without payloads.
 public enum LoadingPhase: Sendable, Hashable {
+    /// The ``LoadingState`` case of the same name, payload dropped: ``LoadingState/idle``,
+    /// ``LoadingState/loading(_:)`` (a cancelled load too), ``LoadingState/loaded(_:)`` or ``LoadingState/failure(_:)``.
     case idle, loading, loaded, failure
 }

@@ -20,6 +20,7 @@
 /// base: loading, cancelling or resetting the base directly while the
 /// wrapper loads leaves the wrapper showing the state the base ended in.
 @MainActor public final class RetryableLoader<Base: Loadable>: Loadable {
+    /// The wrapped loader's value.
     public typealias Value = Base.Value
 
     /// The loader tried again.

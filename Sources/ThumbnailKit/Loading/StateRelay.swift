@@ -18,6 +18,7 @@ public final class StateRelay<Value: Sendable>: Sendable {
 
     private let state: Mutex<State>
 
+    /// A relay holding `initial`, with no observers.
     public init(_ initial: Value) {
         state = Mutex(State(value: initial))
     }

@@ -25,6 +25,15 @@ public struct RetryPolicy: Sendable, Hashable {
     /// retries (a row should fail visibly rather than wait an hour). Default: 30 s.
     public var maximumRetryAfter: Duration
 
+    /// A policy with the given backoff; a precondition failure unless
+    /// `maximumAttempts` ≥ 1, `multiplier` ≥ 1 and `jitter` is in 0…1.
+    /// - Parameters:
+    ///   - maximumAttempts: Tries in total, the first included. Default: 3.
+    ///   - initialDelay: The wait after the first failure. Default: 250 ms.
+    ///   - multiplier: The factor from one wait to the next. Default: 2.
+    ///   - maximumDelay: The longest computed wait. Default: 8 s.
+    ///   - jitter: The fraction each wait is spread by, either way. Default: 0.25.
+    ///   - maximumRetryAfter: The longest `Retry-After` honoured. Default: 30 s.
     public init(maximumAttempts: Int = 3, initialDelay: Duration = .milliseconds(250), multiplier: Double = 2,
                 maximumDelay: Duration = .seconds(8), jitter: Double = 0.25,
                 maximumRetryAfter: Duration = .seconds(30)) {

@@ -42,6 +42,22 @@ extension ThumbnailPipeline {
         /// unreadable stored file dropped) and per retry.
         public var logger: Logger
 
+        /// A configuration; every parameter sets the property of the same name.
+        /// - Parameters:
+        ///   - dataLoader: Where bytes come from. Default: a ``FileDataLoader``.
+        ///   - diskCache: The disk tiers; `nil` for memory only. Default: `nil`.
+        ///   - objectStore: A store of thumbnails shared by many machines. Default: `nil`, none.
+        ///   - keepsOriginalsInObjectStore: Whether originals go into the object store too. Default: `false`.
+        ///   - memoryCostLimit: The memory cache's budget in bytes of pixels. Default: 64 MiB.
+        ///   - maximumConcurrentDownloads: Transfers at once. Default: 6.
+        ///   - maximumConcurrentDecodes: Decodes at once. Default: ``ThumbnailPipeline/processorCount``.
+        ///   - maximumConcurrentLargeDecodes: Large decodes at once. Default: 1.
+        ///   - largeDecodeBytes: The whole-image buffer, in bytes, that makes a decode large. Default: 4 MiB.
+        ///   - retryPolicy: When to try a failed fetch again. Default: ``RetryPolicy/default``.
+        ///   - maximumDownloadBytes: The largest original accepted, in bytes. Default: 50 MB.
+        ///   - decoder: Limits and orientation for every decode. Default: `ThumbnailDecoder()`.
+        ///   - encoder: How thumbnails are encoded for storage. Default: `ThumbnailEncoder()`.
+        ///   - logger: Where the pipeline logs. Default: a logger labelled `thumbnailer.pipeline`.
         public init(dataLoader: any DataLoading = FileDataLoader(), diskCache: DiskCache? = nil,
                     objectStore: (any ObjectStore)? = nil, keepsOriginalsInObjectStore: Bool = false, memoryCostLimit: Int = 64 << 20, maximumConcurrentDownloads: Int = 6,
                     maximumConcurrentDecodes: Int = ThumbnailPipeline.processorCount,

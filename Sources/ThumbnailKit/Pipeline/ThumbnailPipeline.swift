@@ -31,6 +31,7 @@ public final class ThumbnailPipeline: Sendable {
     /// The cores this machine has online: the default decode limit.
     public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
+    /// What the pipeline was made with: its loader, stores, budgets and limits. Fixed for its lifetime.
     public let configuration: Configuration
     let tiers: TierChain
     private var logger: Logger { configuration.logger }

@@ -9,6 +9,12 @@ public struct ThumbnailRequest: Sendable, Hashable {
     /// Which stored copies may answer. Default: ``CachePolicy/useCache``.
     public var cachePolicy: CachePolicy
 
+    /// A request for the thumbnail of the image at `url`.
+    /// - Parameters:
+    ///   - url: An `http(s)://` or `file://` URL, or a plain path.
+    ///   - size: The box the thumbnail fits in. Default: 256 × 256.
+    ///   - priority: How urgently it is wanted. Default: ``RequestPriority/normal``.
+    ///   - cachePolicy: Which stored copies may answer. Default: ``CachePolicy/useCache``.
     public init(url: String, size: ThumbnailSize = .fit(256), priority: RequestPriority = .normal,
                 cachePolicy: CachePolicy = .useCache) {
         self.url = url
@@ -23,9 +29,12 @@ public struct ThumbnailRequest: Sendable, Hashable {
 
 /// One thumbnail's identity in the caches: the source URL and the box.
 public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
+    /// The source image's URL or path, exactly as requested (not normalised).
     public var url: String
+    /// The box the thumbnail fits in.
     public var size: ThumbnailSize
 
+    /// The key of the thumbnail of `url` at `size`.
     public init(url: String, size: ThumbnailSize) {
         self.url = url
         self.size = size

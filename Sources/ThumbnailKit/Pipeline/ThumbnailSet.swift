@@ -14,6 +14,10 @@ public struct ThumbnailSet: Sendable {
     /// The sizes whose encoded thumbnail was written (on disk, in the object store) for this call.
     var written: Set<ThumbnailSize> = []
 
+    /// A set of thumbnails (from a tier of the app's own, or a test).
+    /// - Parameters:
+    ///   - thumbnails: A thumbnail for each size asked for.
+    ///   - storageFailure: Why a copy made for them was not stored. Default: `nil`, everything was.
     public init(thumbnails: [ThumbnailSize: Thumbnail], storageFailure: (any Error)? = nil) {
         self.thumbnails = thumbnails
         self.storageFailure = storageFailure

@@ -56,9 +56,12 @@ extension ObjectStore {
 
 /// An object's bytes and its metadata.
 public struct StoredObject: Sendable, Hashable {
+    /// The object's body.
     public var bytes: [UInt8]
+    /// User metadata, by lower-case ASCII name (S3's `x-amz-meta-*` without the prefix); values printable ASCII.
     public var metadata: [String: String]
 
+    /// An object of `bytes` with `metadata`.
     public init(bytes: [UInt8], metadata: [String: String]) {
         self.bytes = bytes
         self.metadata = metadata

@@ -6,7 +6,9 @@ import Darwin
 
 /// A failed file operation: what was attempted, on which path, and the system's reason.
 public struct FileOperationError: Error, Sendable, CustomStringConvertible {
+    /// What was attempted, as the start of the message: `cannot open`, `cannot write`, ….
     public let operation: String
+    /// The file or directory it was attempted on.
     public let path: String
     /// The `errno` value.
     public let code: Int32

@@ -19,12 +19,20 @@ import Synchronization
 ///   cancelled work has wound down (connections closed, temporary files
 ///   removed), so a process may exit then.
 public struct CacheWarmer: Sendable {
+    /// Fetches, decodes and stores each image; its disk tiers are what is warmed.
     public let pipeline: ThumbnailPipeline
     /// The thumbnail sizes to make of every image.
     public let sizes: Set<ThumbnailSize>
     /// Images worked on at once. Default: the pipeline's downloads plus its decodes, so both stay busy.
     public let maximumInFlight: Int
 
+    /// A warmer; a precondition failure when `sizes` is empty.
+    /// - Parameters:
+    ///   - pipeline: Fetches, decodes and stores each image.
+    ///   - sizes: The thumbnail sizes to make of every image.
+    ///   - maximumInFlight: Images worked on at once, raised to 1 if lower. Default: `nil`, the pipeline's
+    ///     ``ThumbnailPipeline/Configuration/maximumConcurrentDownloads`` plus its
+    ///     ``ThumbnailPipeline/Configuration/maximumConcurrentDecodes``.
     public init(pipeline: ThumbnailPipeline, sizes: Set<ThumbnailSize>, maximumInFlight: Int? = nil) {
         precondition(!sizes.isEmpty, "warming needs at least one size")
         self.pipeline = pipeline

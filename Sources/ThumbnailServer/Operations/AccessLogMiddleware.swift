@@ -15,10 +15,14 @@ public struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     public static var maximumPathBytes: Int { 512 }
 
 
+    /// A middleware that logs to `logger`.
     public init(logger: Logger) {
         self.logger = logger
     }
 
+    /// Passes the request on to `next` and logs its line once the response is ready,
+    /// or once `next` throws (with the status the error answers with, and no `bytes`);
+    /// the response or error is passed back unchanged.
     public func handle(_ request: Request, context: Context,
                        next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now

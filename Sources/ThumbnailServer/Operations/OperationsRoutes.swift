@@ -22,6 +22,11 @@ public struct OperationsRoutes: Sendable {
     /// Values recorded at each scrape of `/metrics`, before the registry is read.
     public var scrapedMetrics: [ScrapedMetric]
 
+    /// Routes with the given checks and metrics.
+    /// - Parameters:
+    ///   - readinessChecks: What `/readyz` checks, in order. Default: none, always ready.
+    ///   - metrics: The registry `/metrics` shows. Default: `nil`, no `/metrics` route.
+    ///   - scrapedMetrics: Values recorded at each scrape of `/metrics`. Default: none.
     public init(readinessChecks: [ReadinessCheck] = [], metrics: PrometheusCollectorRegistry? = nil,
                 scrapedMetrics: [ScrapedMetric] = []) {
         self.readinessChecks = readinessChecks

@@ -23,7 +23,7 @@ public struct ReadinessCheck: Sendable {
     }
 
     /// The object store answers and the credentials may use it: one HEAD of its
-    /// bucket (``S3ObjectStore/checkAccess()``), bounded by the store's transport timeouts.
+    /// bucket (``/ThumbnailHTTP/S3ObjectStore/checkAccess()``), bounded by the store's transport timeouts.
     public static func objectStore(_ store: S3ObjectStore) -> ReadinessCheck {
         ReadinessCheck(name: "store") { try await store.checkAccess() }
     }

@@ -18,6 +18,7 @@ public struct SourceAllowList: Sendable, Hashable {
 
     /// A pattern that is not a host name, `*.` and a host name, or `*`.
     public struct InvalidPattern: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The pattern refused, as given.
         public let pattern: String
         public var description: String {
             "allowed source \"\(pattern)\" is not a host (images.example.org), *.domain (*.example.com) or *"

@@ -7,6 +7,7 @@ import ThumbnailKit
 public struct ThumbnailURL: Sendable, Hashable {
     /// The box: `256` or `320x200`.
     public var size: ThumbnailSize
+    /// Whether the thumbnail fits in the box or fills it: the `fit` or `fill` segment.
     public var mode: ResizeMode
     /// The image's URL, as the client encoded it.
     public var source: String
@@ -22,6 +23,12 @@ public struct ThumbnailURL: Sendable, Hashable {
     /// The longest path accepted, in bytes: far above any real source URL, far below what would cost anything to hash.
     public static let maximumPathLength = 8192
 
+    /// A URL's parts, to build its path with ``path(signing:)``.
+    /// - Parameters:
+    ///   - size: The box.
+    ///   - mode: Whether the thumbnail fits in the box or fills it.
+    ///   - source: The image's URL.
+    ///   - format: The format to ask for. Default: `nil`, the one the thumbnail warrants.
     public init(size: ThumbnailSize, mode: ResizeMode, source: String, format: OutputFormat? = nil) {
         self.size = size
         self.mode = mode

@@ -26,6 +26,10 @@ public struct FeedPage: Sendable {
         /// The side of a grid cell, which its square fills.
         public var gridBox: Int
 
+        /// A layout; a precondition failure unless both boxes are at least 1.
+        /// - Parameters:
+        ///   - listBox: The side of a list row's box, in CSS pixels. Default: 96.
+        ///   - gridBox: The side of a grid cell, in CSS pixels. Default: 160.
         public init(listBox: Int = 96, gridBox: Int = 160) {
             precondition(listBox >= 1 && gridBox >= 1, "boxes must be at least 1 pixel")
             self.listBox = listBox
@@ -37,6 +41,7 @@ public struct FeedPage: Sendable {
     public let items: any ListedItems
     /// The page's heading; the feed's title when it has one.
     public let title: String?
+    /// The sizes of the list's and the grid's thumbnails.
     public let layout: Layout
     private let signing: SigningPolicy
     private let pipeline: ThumbnailPipeline
@@ -44,12 +49,17 @@ public struct FeedPage: Sendable {
 
     /// Items a `/feed.json` request gets when it names no `limit`, and the most it may name.
     public static let defaultLimit = 100
+    /// The largest `limit` a `/feed.json` request may name; more is answered 400.
     public static let maximumLimit = 500
 
+    /// A page listing `items`.
     /// - Parameters:
+    ///   - items: the items listed.
+    ///   - title: the page's heading, or `nil` for none.
     ///   - thumbnails: the server whose URLs the page shows: its signing policy signs them, and its
     ///     pipeline's disk tier tells the sources' sizes it knows.
     ///   - thumbnailPrefix: the path the thumbnails' routes are mounted under (`/thumbnails`), or `""` at the root.
+    ///   - layout: the sizes the page shows thumbnails at. Default: a 96-pixel list box, a 160-pixel grid cell.
     public init(items: any ListedItems, title: String?, thumbnails: ThumbnailServer,
                 thumbnailPrefix: String = "", layout: Layout = Layout()) {
         self.items = items

@@ -9,10 +9,12 @@ public protocol ListedItems: Sendable {
 
 /// One item of a listed feed: its title and the URL of its image.
 public struct ListedItem: Sendable, Hashable {
+    /// The text shown with its thumbnail.
     public var title: String
     /// The image's `http(s)` URL, which the page's thumbnail URLs name as their source.
     public var imageURL: String
 
+    /// An item titled `title` showing the image at `imageURL`.
     public init(title: String, imageURL: String) {
         self.title = title
         self.imageURL = imageURL

@@ -40,6 +40,7 @@ public struct Original: Sendable {
         case memory([UInt8])
     }
 
+    /// The bytes: stored, downloaded but not committed, or in memory.
     public var body: Body
     /// What the server said about it (validators, media type).
     public var metadata: DiskCacheMetadata
@@ -53,6 +54,11 @@ public struct Original: Sendable {
     /// Read from the object store's originals: no need to put it there again.
     var isFromObjectStore = false
 
+    /// An original ready to decode.
+    /// - Parameters:
+    ///   - body: Where the bytes are.
+    ///   - metadata: What the server said about them.
+    ///   - keep: Keeps the bytes once they have decoded. Default: `nil`, nothing to keep.
     public init(body: Body, metadata: DiskCacheMetadata, keep: (@Sendable () async throws -> Void)? = nil) {
         self.body = body
         self.metadata = metadata
