@@ -80,6 +80,13 @@ swift build --package-path Tests/AdopterPackage --scratch-path .build/adopter
 export THUMBNAILER_INSTALLED_PREFIX
 THUMBNAILER_INSTALLED_PREFIX=$(mktemp -d)
 scripts/install.sh --configuration debug --prefix "$THUMBNAILER_INSTALLED_PREFIX"
+# The documentation: every public symbol of the library products has a doc comment, and their DocC
+# catalogs build with warnings as errors (together, so that links between the modules resolve).
+sdk=$(xcrun --show-sdk-path 2>/dev/null || true)
+CPATH="$sdk/usr/include/libxml2${CPATH:+:$CPATH}" swift package dump-symbol-graph --minimum-access-level public >/dev/null
+python3 scripts/check-doc-coverage.py
+swift package generate-documentation --enable-experimental-combined-documentation \
+    --target ThumbnailKit --target ThumbnailHTTP --target ThumbnailServer --warnings-as-errors
 if [ $# -gt 0 ]; then
     exec swift test --skip-build "$@"
 fi

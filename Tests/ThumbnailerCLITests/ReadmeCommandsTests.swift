@@ -9,8 +9,8 @@ import ThumbnailServer
 /// `TestImages` link), `~` a home of its own, and `https://example.com/` a loopback origin:
 /// `warm`, `thumb` and `cache` to completion; `serve` until it answers (a signed thumbnail, the
 /// web list with `--feed`), then SIGTERM; `browse` in tmux until it shows the feed, then `q`.
-/// The set-up scripts are CI's own steps (`.ci/run` runs `scripts/test.sh`, which runs
-/// `scripts/demo.sh`). A command this test cannot run fails it: a README command nobody runs
+/// The scripts are CI's own steps (`.ci/run` runs `scripts/test.sh`, which runs
+/// `scripts/install.sh` and `scripts/demo.sh`). A command this test cannot run fails it: a README command nobody runs
 /// is one that may have stopped working.
 @Suite final class ReadmeCommandsTests: Sendable {
     let temporary: TemporaryDirectory
@@ -53,6 +53,10 @@ import ThumbnailServer
             case "scripts/test.sh":
                 let ci = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
                 #expect(ci.contains("scripts/test.sh"), "CI runs the test command")
+            case "scripts/install.sh":
+                // CI installs the debug build it tests, into a scratch prefix that CommandInstallationTests checks.
+                let test = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("scripts/test.sh"), encoding: .utf8)
+                #expect(test.contains("\nscripts/install.sh "), "scripts/test.sh runs the install script")
             case "scripts/demo.sh":
                 let test = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("scripts/test.sh"), encoding: .utf8)
                 #expect(test.contains("\nscripts/demo.sh"), "scripts/test.sh runs the demo")
