@@ -31,7 +31,8 @@ struct WarmCommand: AsyncParsableCommand, TunesAllocator {
             evicted images it had cached to make room for later ones), 75 (EX_TEMPFAIL) when some \
             failed for a reason a later run may not meet (the origin or the store unreachable, \
             timing out, or answering 5xx, 429 or 408: a scheduler may run it again, and that run \
-            does only what is missing; Slurm's RequeueExit=75 does), 2 when the feed itself could not be fetched or parsed, or \
+            does only what is missing; Slurm's RequeueExit=75 does) and the disk limit held the \
+            feed, 2 when the feed itself could not be fetched or parsed, or \
             the store cannot be used (wrong credentials, no such bucket), 64 on usage errors, 130 \
             when interrupted (Ctrl-C; run again to finish the rest).
             """)

@@ -67,8 +67,10 @@ struct WarmSummary {
     var succeeded: Bool { failed == 0 && evictedImages.images == 0 }
 
     /// Whether running again may cache what this run did not: some image failed for a
-    /// transient reason (``WarmReport/failedTransiently``). A scheduler retries on this.
-    var worthRetrying: Bool { report.failedTransiently > 0 }
+    /// transient reason (``WarmReport/failedTransiently``), and the run did not evict images of
+    /// its own (a disk limit too small for the feed, which a run again meets again). A
+    /// scheduler retries on this.
+    var worthRetrying: Bool { report.failedTransiently > 0 && evictedImages.images == 0 }
 
     /// Why the cache does not hold the feed, when the run evicted images of it.
     private var evictionLine: String? {
@@ -108,7 +110,8 @@ struct WarmSummary {
                 + (report.notModified > 0 ? ", \(report.notModified) unchanged (304)" : "")
                 + (report.madeFromStoredOriginal > 0 ? ", \(report.madeFromStoredOriginal) made from stored originals" : ""),
             "thumbnails  \(report.thumbnailsWritten) written (\(sizeList.joined(separator: ", ")))",
-            "failed      \(failed)" + (worthRetrying ? ", \(report.failedTransiently) of them may succeed on a later run" : ""),
+            "failed      \(failed)"
+                + (report.failedTransiently > 0 ? ", \(report.failedTransiently) of them may succeed on a later run" : ""),
         ]
         let listed = failures
         lines += listed.map { "  \($0.url): \($0.reason)" }

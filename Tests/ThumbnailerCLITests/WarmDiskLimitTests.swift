@@ -69,6 +69,17 @@ import Testing
         #expect(summary["evictedImages"] as? Int == 0 && summary["diskLimitTooSmall"] == nil, "\(summary)")
     }
 
+    /// A run that evicted images of its own exits 1 even when an image also failed transiently:
+    /// a run again would meet the same disk limit, so 75 (run me again) would be a lie.
+    @Test func aDiskLimitTooSmallWinsOverATransientFailure() async throws {
+        try serveFeed("/big", images: 20)
+        server.route("/big/images/3.jpg", .init(status: 503, body: Array("busy".utf8)))
+
+        let run = try await warm("/big", ["--disk-limit", "4M", "--retries", "1", "--json"])
+        #expect(run.status == 1, "\(run.standardOutput) \(run.standardError)")
+        #expect(json(run)["failedTransiently"] as? Int == 1 && (json(run)["evictedImages"] as? Int ?? 0) > 0, "\(json(run))")
+    }
+
     /// Images a run finds cached and then evicts count too: the second run
     /// (the feed reversed, so the images the first left come first) evicts
     /// them to make room for the rest.
