@@ -41,8 +41,12 @@ public enum ReferenceDecoder: String, Sendable, CaseIterable {
     }
 }
 
-/// A reference decoder that did not produce an image.
+/// A reference tool (a decoder, or an encoder making test pictures) that failed.
 public struct ReferenceDecoderFailure: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }

@@ -61,7 +61,7 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: avifenc), "needs avifenc (libavif-bin)"))
     func peakBytesStayWithinTheStatedBound() async throws {
         await propertyCheck(count: 16, input: Self.pictures) { picture in
-            StatedBoundCheck.check(picture, box: picture.box, encode: { try Self.encode(picture, in: $0) }) {
+            await StatedBoundCheck.check(picture, box: picture.box, encode: { try Self.encode(picture, in: $0) }) {
                 Self.statedBound(picture, fileBytes: $0, thumbnail: $1)
             }
         }
