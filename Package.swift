@@ -53,6 +53,23 @@ let package = Package(
             name: "CGIF",
             providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
         ),
+        // The newer formats: AVIF (libavif on dav1d), HEIC (libheif on libde265) and JPEG XL (libjxl).
+        // libavif's and libjxl's pkg-config files add defines SwiftPM refuses (AVIF_DLL,
+        // HWY_SHARED_DEFINE, which only matter to Windows DLLs and libjxl's own build), so their
+        // module maps link them and their headers are found on the compiler's own path.
+        .systemLibrary(
+            name: "CAVIF",
+            providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
+        ),
+        .systemLibrary(
+            name: "CHEIF",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+        ),
+        .systemLibrary(
+            name: "CJXL",
+            providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]
+        ),
         .systemLibrary(
             name: "CLCMS2",
             pkgConfig: "lcms2",
@@ -100,8 +117,9 @@ let package = Package(
         // then colour management on the thumbnail.
         .target(
             name: "CThumbnail",
-            dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2"],
-            linkerSettings: [.linkedLibrary("gif")]  // CGIF has no pkg-config file to say so
+            dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CLCMS2"],
+            // CGIF has no pkg-config file to say so; CAVIF and CJXL do not use theirs (see above).
+            linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl")]
         ),
         // Bounded HTTP transfers on one I/O thread, on libcurl's multi interface.
         .target(

@@ -3,7 +3,7 @@
 #
 #   C decode module (+ UBSan), seeded from TestImages/ and, for WebP and GIF, from the shared
 #   formats corpus when it is beside the checkout (not part of CI):
-#     jpeg png webp gif
+#     jpeg png webp gif avif heic jxl
 #   Swift parsers, each harness compiled with swiftc together with the sources it fuzzes (no
 #   SwiftPM target, so CI builds nothing more), seeded from scripts/fuzz/seeds/TARGET:
 #     json  JSONReader, then JSON Feed and plain JSON through FeedParser
@@ -31,7 +31,7 @@ max_len="${FUZZ_MAX_LEN:-}"
 runs="${FUZZ_RUNS:-}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp gif json xml s3 keys text)
+[ ${#targets[@]} -gt 0 ] || targets=(jpeg png webp gif avif heic jxl json xml s3 keys text)
 
 scripts/setup.sh
 work=.build-fuzz
@@ -42,9 +42,9 @@ clang=$(command -v clang)
 build_c_harness() {
     "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld \
         -I Sources/CThumbnail/include -I Sources/CThumbnail \
-        $(pkg-config --cflags libjpeg libpng libwebpdemux lcms2) \
+        $(pkg-config --cflags libjpeg libpng libwebpdemux libavif libheif libjxl lcms2) \
         Sources/CThumbnail/*.c scripts/fuzz/fuzz_decode.c \
-        $(pkg-config --libs libjpeg libpng libwebpdemux lcms2) -lgif -o "$work/fuzz_decode"
+        $(pkg-config --libs libjpeg libpng libwebpdemux libavif libheif libjxl lcms2) -lgif -o "$work/fuzz_decode"
 }
 
 # ThumbnailFeeds' C dependencies, instrumented too, with the module maps SwiftPM would generate for
@@ -101,8 +101,9 @@ build_swift_harness() {
 
 for target in "${targets[@]}"; do
     case "$target" in
-        jpeg | png | webp | gif | json | xml | s3 | keys | text) ;;
-        *) echo "fuzz: unknown target $target (jpeg, png, webp, gif, json, xml, s3, keys or text)" >&2; exit 64 ;;
+        jpeg | png | webp | gif | avif | heic | jxl | json | xml | s3 | keys | text) ;;
+        *) echo "fuzz: unknown target $target (jpeg, png, webp, gif, avif, heic, jxl, json, xml, s3, keys or text)" >&2
+           exit 64 ;;
     esac
 done
 
@@ -113,7 +114,7 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$findings"
     options=()
     case "$target" in
-        jpeg | png | webp | gif)
+        jpeg | png | webp | gif | avif | heic | jxl)
             [ "${c_harness_built:-}" ] || { build_c_harness; c_harness_built=1; }
             harness="$work/fuzz_decode"
             case "$target" in
@@ -121,6 +122,9 @@ for target in "${targets[@]}"; do
                 png) pattern='*.png' ;;
                 webp) pattern='*.webp' ;;
                 gif) pattern='*.gif' ;;
+                avif) pattern='*.avif' ;;
+                heic) pattern='*.heic' ;;
+                jxl) pattern='*.jxl' ;;
             esac
             find TestImages -name "$pattern" -size -200k -exec cp -n {} "$corpus/" \;
             if [ -d ../shared/corpora/formats/"$target" ]; then

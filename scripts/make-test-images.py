@@ -5,7 +5,8 @@ Usage:  /usr/bin/python3 scripts/make-test-images.py
 
 Needs:  the Python 3 standard library; Pillow (Debian python3-pil) with WebP support; cjpeg,
         djpeg and jpegtran (libjpeg-turbo-progs); dwebp and webpinfo (webp, for cross-checks);
-        convert-im6.q16 (imagemagick-6.q16, for the YCCK file);
+        convert-im6.q16 (imagemagick-6.q16, for the YCCK file); avifenc and avifdec
+        (libavif-bin), heif-enc and heif-convert (libheif-examples), cjxl and djxl (libjxl-tools);
         the Aitzol Berasategi photos in /usr/share/backgrounds, which Debian ships in
         lomiri-wallpapers-16.04, and their licence in
         /usr/share/doc/lomiri-wallpapers-20.04/copyright (lomiri-wallpapers-20.04; both
@@ -24,11 +25,16 @@ How the files are made:
     intervals for progressive files), from Pillow (CMYK), from ImageMagick (YCCK), or are
     assembled or edited by hand (EXIF segments, 12-bit, lossless and damaged files, a DQT
     moved between scans).
+  * AVIF, HEIC and JPEG XL files come from their reference encoders (avifenc, heif-enc,
+    cjxl), checked with their reference decoders; damage and hostile headers are edits of
+    those files (a cut, an `ispe` property, a hand-written JPEG XL size header). The
+    iPhone-like HEIC is assembled box by box around HEVC tiles and a thumbnail heif-enc encoded.
   * ICC profiles for the colour-management files are written byte by byte here (ICC v2), so
     they do not depend on a colour-management library; the checks convert with LittleCMS
     through Pillow's ImageCms.
   * Nothing random: pseudo-random bytes come from a seeded random.Random. Re-running
-    reproduces every file byte for byte with the same zlib, libjpeg-turbo, Pillow and ImageMagick.
+    reproduces every file byte for byte with the same zlib, libjpeg-turbo, Pillow, ImageMagick,
+    libavif, libheif and libjxl.
 
 Files whose expected outcome is an error go to TestImages/invalid/; everything at the top
 of TestImages/ decodes.
@@ -2454,6 +2460,528 @@ def make_photos(corpus):
 
 
 # ---------------------------------------------------------------------------------------
+# AVIF, HEIC and JPEG XL
+# ---------------------------------------------------------------------------------------
+
+MODERN_ENCODERS = {"avifenc": "libavif-bin", "avifdec": "libavif-bin", "heif-enc": "libheif-examples",
+                   "heif-convert": "libheif-examples", "cjxl": "libjxl-tools", "djxl": "libjxl-tools"}
+
+
+def encode_with(tool, image, arguments, suffix):
+    """`image` (Pillow) written as PNG, encoded by `tool` with `arguments` into a file ending in `suffix`."""
+    with tempfile.TemporaryDirectory() as directory:
+        source, output = Path(directory) / "source.png", Path(directory) / ("output" + suffix)
+        image.save(source, "PNG")
+        if tool == "heif-enc":
+            command = [tool, *arguments, str(source), "-o", str(output)]
+        else:
+            command = [tool, *arguments, str(source), str(output)]
+        subprocess.run(command, check=True, capture_output=True, timeout=300)
+        return output.read_bytes()
+
+
+def encode_png_with(tool, png, arguments, suffix):
+    """PNG bytes (a 16-bit one, which Pillow cannot write) encoded by `tool` into a file ending in `suffix`."""
+    with tempfile.TemporaryDirectory() as directory:
+        source, output = Path(directory) / "source.png", Path(directory) / ("output" + suffix)
+        source.write_bytes(png)
+        subprocess.run([tool, *arguments, str(source), "-o", str(output)], check=True, capture_output=True, timeout=300)
+        return output.read_bytes()
+
+
+def encode_sequence(images, arguments):
+    """An AVIS sequence of `images` (Pillow), one frame each, by avifenc."""
+    with tempfile.TemporaryDirectory() as directory:
+        sources = []
+        for index, image in enumerate(images):
+            sources.append(str(Path(directory) / ("frame%d.png" % index)))
+            image.save(sources[-1], "PNG")
+        output = Path(directory) / "sequence.avif"
+        subprocess.run(["avifenc", *arguments, *sources, str(output)], check=True, capture_output=True, timeout=300)
+        return without_timestamps(output.read_bytes())
+
+
+def without_timestamps(data):
+    """A sequence's movie, track and media headers (mvhd, tkhd, mdhd) with their creation and
+    modification times set to 0, so that the file is the same whenever it is made."""
+    patched = bytearray(data)
+    for kind in (b"mvhd", b"tkhd", b"mdhd"):
+        position = patched.find(kind)
+        while position > 0:
+            width = 8 if patched[position + 4] == 1 else 4  # version 1 has 64-bit times
+            patched[position + 8:position + 8 + 2 * width] = bytes(2 * width)
+            position = patched.find(kind, position + 4)
+    return bytes(patched)
+
+
+def reference_decode(data, suffix):
+    """The format's own decoder (avifdec, heif-convert, djxl) to a Pillow RGBA image."""
+    tool = {".avif": "avifdec", ".heic": "heif-convert", ".jxl": "djxl"}[suffix]
+    with tempfile.TemporaryDirectory() as directory:
+        source, output = Path(directory) / ("input" + suffix), Path(directory) / "output.png"
+        source.write_bytes(data)
+        subprocess.run([tool, str(source), str(output)], check=True, capture_output=True, timeout=300)
+        return Image.open(output).convert("RGBA")
+
+
+def psnr(first, second):
+    """PSNR in dB over the RGB samples of two equal-sized Pillow images (inf when equal)."""
+    a, b = first.convert("RGB").tobytes(), second.convert("RGB").tobytes()
+    assert len(a) == len(b), "sizes differ: %s and %s" % (first.size, second.size)
+    squared = sum((x - y) ** 2 for x, y in zip(a, b)) / len(a)
+    return math.inf if squared == 0 else 10 * math.log10(255 ** 2 / squared)
+
+
+def check_reference_close(source, suffix, minimum_db, size=None):
+    """The reference decoder's pixels are within minimum_db PSNR of the picture that was encoded
+    (size: the picture the reference shows, when transforms change it)."""
+    def check(data):
+        decoded = reference_decode(data, suffix)
+        assert decoded.size == (size or source.size), "reference decoder gave %s" % (decoded.size,)
+        db = psnr(decoded, source) if size is None else None
+        assert db is None or db >= minimum_db, "reference decode only %.1f dB from the source" % db
+        tool = {".avif": "avifdec", ".heic": "heif-convert", ".jxl": "djxl"}[suffix]
+        return "%s: %d×%d%s" % (tool, *decoded.size, "" if db is None else
+                                 ", %s dB from the encoded picture" % ("∞" if db == math.inf else "%.1f" % db))
+    return check
+
+
+def bmff_boxes(data, start=0, end=None):
+    """(type, start, payload start, end) of each ISO-BMFF box in data[start:end]."""
+    end = len(data) if end is None else end
+    boxes = []
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        header = 8
+        if size == 1:
+            size, header = struct.unpack(">Q", data[start + 8:start + 16])[0], 16
+        elif size == 0:
+            size = end - start
+        boxes.append((kind.decode("latin-1"), start, start + header, start + size))
+        start += size
+    return boxes
+
+
+def patch_ispe(data, width, height):
+    """Every `ispe` property in the file set to width × height (the pixels stay as they were)."""
+    patched = bytearray(data)
+    position = patched.find(b"ispe")
+    assert position > 0, "no ispe box"
+    while position > 0:
+        patched[position + 8:position + 16] = struct.pack(">II", width, height)
+        position = patched.find(b"ispe", position + 4)
+    return bytes(patched)
+
+
+def modern_header(width, height, *, components=3, bit_depth=8, has_alpha=False, orientation=1):
+    return header_facts(width, height, components=components + (1 if has_alpha else 0), bit_depth=bit_depth,
+                        has_alpha=has_alpha, orientation=orientation)
+
+
+def photo_with_credit(corpus, name, key, size, changes):
+    image = photo_crop(key, size)
+    photo_credit(corpus, name, key, changes)
+    return image
+
+
+def make_avif(corpus):
+    corpus.section("AVIF",
+                   "Encoded by avifenc (libavif 0.11.1 with libaom in Debian 12) at speed 6 from the photos, the "
+                   "gradient and the marker picture; each file is checked by avifdec against the picture encoded.")
+    produced = {}
+    quality = ["-s", "6", "-j", "1", "--min", "10", "--max", "24"]
+    name = "avif-photo-420-1024x683.avif"
+    photo = photo_with_credit(corpus, name, "aitzgorri", (1024, 683), "scaled, cropped and encoded as AVIF")
+    produced["avif-photo"] = corpus.add(
+        name, encode_with("avifenc", photo, [*quality, "-y", "420"], ".avif"),
+        what="AVIF 8-bit 4:2:0, 1024×683 photo (%s)" % PHOTOS["aitzgorri"][2],
+        exercises="the common web AVIF: YUV rows converted into the area filter, no RGB frame",
+        expect=DECODES, header=modern_header(1024, 683), check=check_reference_close(photo, ".avif", 30))
+
+    w, h = 256, 192
+    smooth = Image.frombytes("RGB", (w, h), gradient(w, h))
+    corpus.add("avif-gradient-444-10bit-256x192.avif", encode_with("avifenc", smooth, [*quality, "-y", "444", "-d", "10"], ".avif"),
+               what="AVIF 10-bit 4:4:4 of the gradient, 256×192",
+               exercises="samples above 8 bits (uint16 planes) and unsubsampled chroma",
+               expect=DECODES, header=modern_header(w, h, bit_depth=10), check=check_reference_close(smooth, ".avif", 40))
+
+    with_alpha = smooth.copy()
+    with_alpha.putalpha(vignette(w, h))
+    corpus.add("avif-alpha-vignette-256x192.avif", encode_with("avifenc", with_alpha, [*quality, "-y", "420"], ".avif"),
+               what="AVIF 8-bit 4:2:0 with an alpha item: the gradient under a vignette (opaque centre, transparent corners)",
+               exercises="the auxiliary alpha image, filtered premultiplied", expect=DECODES,
+               header=modern_header(w, h, has_alpha=True), check=check_reference_close(with_alpha, ".avif", 35))
+
+    name = "avif-grid-2x2-512x384.avif"
+    grid_photo = photo_with_credit(corpus, name, "picosdeeuropa", (512, 384), "scaled, cropped and encoded as AVIF")
+    corpus.add(name, encode_with("avifenc", grid_photo, [*quality, "-y", "420", "--grid", "2x2"], ".avif"),
+               what="AVIF grid of 2×2 tiles (256×192 each) making a 512×384 photo (%s)" % PHOTOS["picosdeeuropa"][2],
+               exercises="a grid image: tiles assembled by libavif, the grid's size from its header",
+               expect=DECODES, header=modern_header(512, 384), check=check_reference_close(grid_photo, ".avif", 30))
+
+    upright = marker_picture()
+    display, inverse = exif_transposes()
+    # irot 1 turns the stored picture 90° anticlockwise for display: EXIF orientation 8.
+    stored = upright.transpose(inverse[8])
+    corpus.add("avif-irot-90-anticlockwise-64x96.avif", encode_with("avifenc", stored, [*quality, "-y", "444", "--irot", "1"], ".avif"),
+               what="AVIF 4:4:4 of the marker picture stored turned (%s), 64×96, with irot angle 1 (90° anticlockwise)"
+                    % where_blocks_are(stored),
+               exercises="irot as orientation 8: displayed upright, 96×64", expect=DECODES,
+               header=modern_header(64, 96, orientation=8), check=check_reference_close(stored, ".avif", 30))
+    stored = upright.transpose(inverse[2])
+    corpus.add("avif-imir-left-right-96x64.avif", encode_with("avifenc", stored, [*quality, "-y", "444", "--imir", "1"], ".avif"),
+               what="AVIF 4:4:4 of the marker picture stored mirrored left to right (%s), 96×64, with imir axis 1"
+                    % where_blocks_are(stored),
+               exercises="imir as orientation 2: displayed upright", expect=DECODES,
+               header=modern_header(96, 64, orientation=2), check=check_reference_close(stored, ".avif", 30))
+
+    corpus.add("avif-nclx-p3-gradient-256x192.avif",
+               encode_with("avifenc", smooth, [*quality, "-y", "444", "--cicp", "12/13/6"], ".avif"),
+               what="AVIF 4:4:4 of the gradient tagged Display P3 (nclx primaries 12, sRGB transfer, BT.601 matrix)",
+               exercises="nclx colour: P3 primaries converted to sRGB (saturated colours move inwards)",
+               expect=DECODES, header=modern_header(w, h), check=check_reference_close(smooth, ".avif", 35))
+    corpus.add("avif-nclx-bt2020-pq-gradient-256x192.avif",
+               encode_with("avifenc", smooth, [*quality, "-y", "444", "--cicp", "9/16/9"], ".avif"),
+               what="AVIF 4:4:4 of the gradient tagged BT.2020 with the PQ (HDR) transfer",
+               exercises="HDR transfer functions are not tone-mapped: the colour report says so, pixels as decoded",
+               expect=DECODES, header=modern_header(w, h))
+
+    aw, ah = 128, 96
+    first = Image.frombytes("RGB", (aw, ah), gradient(aw, ah))
+    corpus.add("avif-sequence-2-frames-128x96.avif",
+               encode_sequence([first, ImageOps.invert(first)], [*quality, "-y", "420"]),
+               what="AVIS image sequence of two frames: the gradient, then its inverse (avifenc 0.11 gives a "
+                    "sequence an opaque alpha track)",
+               exercises="a sequence shows its first frame (the gradient, not its inverse)", expect=DECODES,
+               header=modern_header(aw, ah, has_alpha=True), check=check_reference_close(first, ".avif", 32))
+
+    photo_bytes = produced["avif-photo"]
+    corpus.add("avif-error-truncated-half.avif", photo_bytes[:len(photo_bytes) // 2],
+               what="avif-photo-420-1024x683.avif cut at half its %d bytes, inside the AV1 data" % len(photo_bytes),
+               exercises="data ends before the image does: truncated", expect=TRUNCATED, header=None)
+    corpus.add("avif-error-bomb-ispe-65535x65535.avif", patch_ispe(photo_bytes, 65535, 65535),
+               what="avif-photo-420-1024x683.avif with its ispe property claiming 65535×65535",
+               exercises="the size from the header is refused before any pixel memory exists", expect=TOO_LARGE,
+               header=None)
+
+
+def heif_full_box(kind, version, flags, payload):
+    return struct.pack(">I4sI", 12 + len(payload), kind, version << 24 | flags) + payload
+
+
+def heif_box(kind, payload):
+    return struct.pack(">I4s", 8 + len(payload), kind) + payload
+
+
+def heif_items(data):
+    """The items of a HEIF file as libheif writes it: {id: {"type", "hidden", "properties":
+    [(property box, essential)] in association order, "data"}}, the primary's id, and the
+    references {(type, from): [to, …]}. Parsed from the boxes (iinf, iloc, iprp, iref, idat),
+    versions and field sizes as each box declares them."""
+    meta = next(b for b in bmff_boxes(data) if b[0] == "meta")
+    parts = {kind: (payload, end) for kind, _, payload, end in bmff_boxes(data, meta[2] + 4, meta[3])}
+    items, references = {}, {}
+
+    def number(position, size):
+        return int.from_bytes(data[position:position + size], "big"), position + size
+
+    payload, end = parts["pitm"]
+    primary = number(payload + 4, 4 if data[payload] else 2)[0]
+    payload, end = parts["iinf"]
+    start = payload + 4 + (2 if data[payload] == 0 else 4)
+    for kind, _, body, _ in bmff_boxes(data, start, end):
+        assert kind == "infe" and data[body] in (2, 3), "infe version %d" % data[body]
+        item, p = number(body + 4, 2 if data[body] == 2 else 4)
+        items[item] = {"type": data[p + 2:p + 6].decode("latin-1"), "hidden": bool(data[body + 3] & 1),
+                       "properties": [], "data": b""}
+    payload, end = parts["iloc"]
+    version = data[payload]
+    offset_size, length_size = data[payload + 4] >> 4, data[payload + 4] & 15
+    base_size, index_size = data[payload + 5] >> 4, (data[payload + 5] & 15 if version else 0)
+    count, p = number(payload + 6, 2 if version < 2 else 4)
+    idat = parts.get("idat", (0, 0))[0]
+    for _ in range(count):
+        item, p = number(p, 2 if version < 2 else 4)
+        method = 0
+        if version:
+            method, p = number(p, 2)
+        p += 2  # data_reference_index: 0, this file
+        base, p = number(p, base_size)
+        extents, p = number(p, 2)
+        for _ in range(extents):
+            p += index_size
+            offset, p = number(p, offset_size)
+            length, p = number(p, length_size)
+            assert method in (0, 1) and length > 0, "iloc construction method %d, length %d" % (method, length)
+            origin = base + offset + (idat if method == 1 else 0)
+            items[item]["data"] += data[origin:origin + length]
+    ipco, ipma = ({kind: (body, end) for kind, _, body, end in bmff_boxes(data, *parts["iprp"])}[k]
+                  for k in ("ipco", "ipma"))
+    properties = [data[start:end] for _, start, _, end in bmff_boxes(data, *ipco)]
+    version, flags = data[ipma[0]], data[ipma[0] + 3]
+    count, p = number(ipma[0] + 4, 4)
+    for _ in range(count):
+        item, p = number(p, 2 if version == 0 else 4)
+        associations, p = number(p, 1)
+        for _ in range(associations):
+            value, p = number(p, 2 if flags & 1 else 1)
+            top = 0x8000 if flags & 1 else 0x80
+            items[item]["properties"].append((properties[(value & (top - 1)) - 1], bool(value & top)))
+    if "iref" in parts:
+        payload, end = parts["iref"]
+        width = 2 if data[payload] == 0 else 4
+        for kind, _, body, end in bmff_boxes(data, payload + 4, end):
+            source, p = number(body, width)
+            count, p = number(p, 2)
+            references[(kind, source)] = [number(p + width * i, width)[0] for i in range(count)]
+    return items, primary, references
+
+
+def heif_property(item, kind):
+    """The payload of the item's first property box of type `kind` (None when it has none)."""
+    return next((box[8:] for box, _ in item["properties"] if box[4:8] == kind.encode()), None)
+
+
+def heif_file(items, primary, references):
+    """A HEIF file ('heic' brand) of `items` ({id: {"type", "hidden", "properties": [(box,
+    essential)], "data", "idat"}}) with the primary item and references {(type, from): [to, …]}:
+    the meta box (hdlr, pitm, iloc, iinf, iref, iprp, idat) then one mdat holding every
+    item's data in id order, except the ones marked "idat", which go into the meta box."""
+    ids = sorted(items)
+    unique = []  # ipco: each distinct property box once, numbered from 1 in first-use order
+    for item in ids:
+        unique += [box for box, _ in items[item]["properties"] if box not in unique]
+    ipco = heif_box(b"ipco", b"".join(unique))
+    described = [item for item in ids if items[item]["properties"]]
+    ipma = heif_full_box(b"ipma", 0, 0, struct.pack(">I", len(described)) + b"".join(
+        struct.pack(">HB", item, len(items[item]["properties"]))
+        + bytes((0x80 if essential else 0) | (unique.index(box) + 1) for box, essential in items[item]["properties"])
+        for item in described))
+    assert len(unique) < 0x80 and max(ids) < 0x10000
+    iinf = heif_full_box(b"iinf", 0, 0, struct.pack(">H", len(ids)) + b"".join(
+        heif_full_box(b"infe", 2, 1 if items[item]["hidden"] else 0,
+                      struct.pack(">HH4s", item, 0, items[item]["type"].encode()) + b"\0") for item in ids))
+    iref = heif_full_box(b"iref", 0, 0, b"".join(
+        heif_box(kind.encode(), struct.pack(">HH", source, len(targets)) + b"".join(struct.pack(">H", t) for t in targets))
+        for (kind, source), targets in references.items()))
+    in_idat = [item for item in ids if items[item].get("idat")]
+    idat = heif_box(b"idat", b"".join(items[item]["data"] for item in in_idat))
+
+    def meta(mdat_data_start):
+        entries, positions = [], {True: 0, False: mdat_data_start}
+        for item in ids:
+            where = bool(items[item].get("idat"))
+            entries.append(struct.pack(">HHHHII", item, 1 if where else 0, 0, 1, positions[where],
+                                       len(items[item]["data"])))
+            positions[where] += len(items[item]["data"])
+        iloc = heif_full_box(b"iloc", 1, 0, struct.pack(">BBH", 0x44, 0x00, len(ids)) + b"".join(entries))
+        return heif_full_box(b"meta", 0, 0, b"".join([
+            heif_full_box(b"hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict") + b"\0"),
+            heif_full_box(b"pitm", 0, 0, struct.pack(">H", primary)), iloc, iinf,
+            iref if references else b"", heif_box(b"iprp", ipco + ipma), idat if in_idat else b""]))
+
+    ftyp = heif_box(b"ftyp", b"heic" + struct.pack(">I", 0) + b"mif1heicmiaf")
+    start = len(ftyp) + len(meta(0)) + 8
+    return ftyp + meta(start) + heif_box(b"mdat", b"".join(items[i]["data"] for i in ids if not items[i].get("idat")))
+
+
+def heif_enc_hevc(image, quality):
+    """heif-enc's encoding of `image` (Pillow RGB) as one HEVC item, taken out of the file it writes:
+    (its properties, hvcC first, its coded data). Only for even sizes: heif-enc 1.15 codes an odd
+    height or width as a 1×1 grid around a padded picture."""
+    items, primary, _ = heif_items(encode_with("heif-enc", image, ["-q", str(quality)], ".heic"))
+    item = items[primary]
+    assert item["type"] == "hvc1" and len(items) == 1, "heif-enc wrote %s" % {i: v["type"] for i, v in items.items()}
+    assert item["properties"][0][0][4:8] == b"hvcC"
+    assert heif_property(item, "ispe") == struct.pack(">III", 0, *image.size)
+    return item["properties"], item["data"]
+
+
+def iphone_like_heic(stored, thumbnail, *, tile=512, irot=0, exif=None, quality=80):
+    """A HEIC laid out as an iPhone writes one: the primary a grid of tile×tile HEVC tiles whose
+    output size (stored.size) cuts the right and bottom tiles, a thumbnail item (`thumbnail`, a
+    filtered downscale of `stored`) with a 'thmb' reference to it, both items turned by irot
+    (quarter turns anticlockwise) when it is not 0, an nclx colr (sRGB primaries and transfer,
+    BT.601 matrix, full range: what heif-enc 1.15 codes with, though it writes no colr) on both,
+    and an Exif item (`exif`: a TIFF structure, stored after "Exif\0\0" as iPhones store it) with
+    a 'cdsc' reference to the grid. heif-enc encodes each tile and the
+    thumbnail as a file of its own; their hvcC and coded data are copied into this one. The
+    tiles past the picture's edge repeat its last column and row."""
+    width, height = stored.size
+    columns, rows = -(-width // tile), -(-height // tile)
+    padded = Image.new("RGB", (columns * tile, rows * tile))
+    padded.paste(stored, (0, 0))
+    padded.paste(stored.crop((width - 1, 0, width, height)).resize((columns * tile - width, height), Image.NEAREST),
+                 (width, 0))
+    padded.paste(padded.crop((0, height - 1, columns * tile, height)).resize((columns * tile, rows * tile - height),
+                                                                             Image.NEAREST), (0, height))
+    nclx = heif_box(b"colr", b"nclx" + struct.pack(">HHHB", 1, 13, 6, 0x80))
+    turn = [(heif_box(b"irot", bytes([irot])), True)] if irot else []
+    grid_id, tile_ids = 1, list(range(2, 2 + columns * rows))
+    thumbnail_id, exif_id = tile_ids[-1] + 1, tile_ids[-1] + 2
+    items = {}
+    for index, item in enumerate(tile_ids):
+        x, y = index % columns * tile, index // columns * tile
+        properties, coded = heif_enc_hevc(padded.crop((x, y, x + tile, y + tile)), quality)
+        items[item] = {"type": "hvc1", "hidden": True, "properties": properties, "data": coded}
+        assert properties == items[tile_ids[0]]["properties"], "tiles with different hvcC"
+    pixi = [(box, essential) for box, essential in items[tile_ids[0]]["properties"] if box[4:8] == b"pixi"]
+    ispe = heif_full_box(b"ispe", 0, 0, struct.pack(">II", width, height))
+    items[grid_id] = {"type": "grid", "hidden": False, "properties": [(ispe, False), (nclx, False), *pixi, *turn],
+                      "data": struct.pack(">BBBBHH", 0, 0, rows - 1, columns - 1, width, height), "idat": True}
+    properties, coded = heif_enc_hevc(thumbnail, quality)
+    items[thumbnail_id] = {"type": "hvc1", "hidden": False, "properties": properties[:2] + [(nclx, False)]
+                           + properties[2:] + turn, "data": coded}
+    references = {("dimg", grid_id): tile_ids, ("thmb", thumbnail_id): [grid_id]}
+    if exif is not None:
+        items[exif_id] = {"type": "Exif", "hidden": False, "properties": [],
+                          "data": struct.pack(">I", 6) + b"Exif\0\0" + exif}  # offset to the TIFF header
+        references[("cdsc", exif_id)] = [grid_id]
+    return heif_file(items, grid_id, references)
+
+
+def check_heic_thumbnail_item(source, minimum_db, thumbnail_db):
+    """check_reference_close for the primary image (source: the picture heif-convert shows), then
+    the primary's thumbnail item alone, copied with its properties (irot included) into a file
+    of its own and decoded by heif-convert: within thumbnail_db PSNR of heif-convert's full
+    decode box-filtered to the thumbnail's size."""
+    primary_check = check_reference_close(source, ".heic", minimum_db)
+
+    def check(data):
+        note = primary_check(data)
+        items, primary, references = heif_items(data)
+        thumbnails = [item for (kind, item), targets in references.items() if kind == "thmb" and targets == [primary]]
+        assert len(thumbnails) == 1, "thumbnail items %s" % thumbnails
+        decoded = reference_decode(heif_file({1: items[thumbnails[0]]}, 1, {}), ".heic")
+        db = psnr(decoded, reference_decode(data, ".heic").resize(decoded.size, Image.BOX))
+        assert db >= thumbnail_db, "thumbnail item only %.1f dB from the full decode" % db
+        return note + "; its thumbnail item alone: %d×%d, %.1f dB from the full decode box-filtered to that size" % (
+            *decoded.size, db)
+    return check
+
+
+def make_heic(corpus):
+    corpus.section("HEIC",
+                   "Encoded by heif-enc (libheif 1.15.1 with x265 in Debian 12) from the photos and the gradient; "
+                   "each file is checked by heif-convert against the picture encoded. The iPhone-like file is "
+                   "assembled here box by box around HEVC tiles and a thumbnail encoded by heif-enc.")
+    name = "heic-photo-1024x683.heic"
+    photo = photo_with_credit(corpus, name, "sunset", (1024, 683), "scaled, cropped and encoded as HEIC")
+    corpus.add(name, encode_with("heif-enc", photo, ["-q", "70"], ".heic"),
+               what="HEIC 8-bit 4:2:0, 1024×683 photo (%s), no thumbnail item" % PHOTOS["sunset"][2],
+               exercises="the primary image's rows into the area filter", expect=DECODES,
+               header=modern_header(1024, 683), check=check_reference_close(photo, ".heic", 30))
+
+    # An iPhone's 4032×3024 is 8×6 tiles of 512 with a 320×240 thumbnail; this is that at a quarter of the
+    # size (1008×756: 2×2 tiles, the right and bottom ones cut), so the thumbnail's height is even: 4:2:0
+    # HEVC cannot code 213 rows, and heif-enc would pad them and wrap the item in a grid of its own.
+    name = "heic-iphone-grid-thumbnail-irot-1008x756.heic"
+    upright = photo_with_credit(corpus, name, "picosdeeuropa", (756, 1008),
+                                "scaled, cropped, turned and encoded as HEIC tiles")
+    display, inverse = exif_transposes()
+    stored = upright.transpose(inverse[8])  # irot 1 turns the stored picture 90° anticlockwise: orientation 8
+    exif = exif_app1(exif_entries(8, big_endian=True), big_endian=True)[10:]  # the TIFF structure, no APP1 header
+    iphone = corpus.add(name, iphone_like_heic(stored, stored.resize((320, 240), Image.BOX), irot=1, exif=exif, quality=60),
+               what="HEIC laid out as an iPhone writes one: the primary a 1008×756 grid of 2×2 HEVC tiles of 512×512 "
+                    "whose output size cuts the right and bottom tiles (an iPhone's 4032×3024 from 8×6 tiles, at a "
+                    "quarter of the size), a 320×240 thumbnail item box-filtered from the picture, irot angle 1 "
+                    "(90° anticlockwise) on both items, nclx colour and an Exif item whose Orientation is 8 too; "
+                    "the photo (%s) is stored turned clockwise, so it shows upright as 756×1008. Assembled box by "
+                    "box around tiles and a thumbnail heif-enc encoded (-q 60)" % PHOTOS["picosdeeuropa"][2],
+               exercises="a grid primary with tiles overhanging its size, a filtered thumbnail item (decoded for a "
+                         "256 px thumbnail instead of the grid) turned by its own irot, irot as orientation 8, an "
+                         "Exif orientation not applied a second time",
+               expect=DECODES, header=modern_header(1008, 756, orientation=8),
+               check=check_heic_thumbnail_item(upright, 30, 35))
+
+    w, h = 256, 192
+    smooth = Image.frombytes("RGB", (w, h), gradient(w, h))
+    with_alpha = smooth.copy()
+    with_alpha.putalpha(vignette(w, h))
+    corpus.add("heic-alpha-vignette-256x192.heic", encode_with("heif-enc", with_alpha, ["-q", "90"], ".heic"),
+               what="HEIC with an alpha image: the gradient under a vignette", exercises="the auxiliary alpha image",
+               expect=DECODES, header=modern_header(w, h, has_alpha=True),
+               check=check_reference_close(with_alpha, ".heic", 35))
+    deep = [[(r * 257, g * 257, b * 257) for r, g, b in zip(*[iter(gradient(w, h)[y * w * 3:(y + 1) * w * 3])] * 3)]
+            for y in range(h)]
+    corpus.add("heic-gradient-10bit-256x192.heic", encode_png_with("heif-enc", encode_png(w, h, 2, 16, deep),
+                                                                  ["-q", "90", "-b", "10"], ".heic"),
+               what="HEIC 10-bit 4:2:0 of the gradient", exercises="samples above 8 bits",
+               expect=DECODES, header=modern_header(w, h, bit_depth=10), check=check_reference_close(smooth, ".heic", 35))
+
+    corpus.add("heic-error-truncated-half.heic", iphone[:len(iphone) // 2],
+               what="heic-iphone-grid-thumbnail-irot-1008x756.heic cut at half its %d bytes" % len(iphone),
+               exercises="data ends before the image does: truncated", expect=TRUNCATED, header=None)
+    corpus.add("heic-error-bomb-ispe-65535x65535.heic", patch_ispe(iphone, 65535, 65535),
+               what="heic-iphone-grid-thumbnail-irot-1008x756.heic with every ispe property claiming 65535×65535",
+               exercises="the size from the header is refused before any pixel memory exists", expect=TOO_LARGE,
+               header=None)
+
+
+def make_jxl(corpus):
+    corpus.section("JPEG XL",
+                   "Encoded by cjxl (libjxl 0.7.0 in Debian 12) from the photos, the gradient and a JPEG; each file "
+                   "is checked by djxl against the picture encoded.")
+    name = "jxl-photo-lossy-1024x683.jxl"
+    photo = photo_with_credit(corpus, name, "life", (1024, 683), "scaled, cropped and encoded as JPEG XL")
+    lossy = corpus.add(name, encode_with("cjxl", photo, ["-d", "1.5", "-e", "7", "--num_threads", "0"], ".jxl"),
+                       what="JPEG XL lossy (VarDCT, distance 1.5), 1024×683 photo (%s), bare codestream"
+                            % PHOTOS["life"][2],
+                       exercises="the 1/8 DC image when the thumbnail is at most an eighth of the photo; "
+                                 "otherwise the full decode into the area filter",
+                       expect=DECODES, header=modern_header(1024, 683),
+                       check=check_reference_close(photo, ".jxl", 30))
+
+    name = "jxl-recompressed-jpeg-1024x683.jxl"
+    jpeg_photo = photo_with_credit(corpus, name, "friends", (1024, 683), "scaled, cropped, encoded as JPEG q90 "
+                                                                          "and recompressed losslessly as JPEG XL")
+    jpeg = cjpeg(["-quality", "90"], pnm(1024, 683, jpeg_photo.tobytes(), 3))
+    with tempfile.TemporaryDirectory() as directory:
+        source, output = Path(directory) / "source.jpg", Path(directory) / "output.jxl"
+        source.write_bytes(jpeg)
+        subprocess.run(["cjxl", "--num_threads", "0", str(source), str(output)], check=True, capture_output=True)
+        recompressed = output.read_bytes()
+    corpus.add(name, recompressed,
+               what="JPEG XL container with a jbrd box: a q90 4:2:0 JPEG of a photo (%s) recompressed losslessly"
+                    % PHOTOS["friends"][2],
+               exercises="recompressed JPEGs decode to pixels like any other JPEG XL (their DC too)",
+               expect=DECODES, header=modern_header(1024, 683),
+               check=check_reference_close(Image.open(io.BytesIO(jpeg)).convert("RGB"), ".jxl", 40))
+
+    mw, mh = 67, 43
+    matrix = Image.frombytes("RGBA", (mw, mh), bytes(c for y in range(mh) for x in range(mw)
+                                                     for c in rgb(x, y) + (alpha(x, y),)))
+    corpus.add("jxl-lossless-rgba-67x43.jxl", encode_with("cjxl", matrix, ["-d", "0", "--num_threads", "0"], ".jxl"),
+               what="JPEG XL lossless (modular) with alpha, 67×43: the PNG matrix's RGB and alpha formulas",
+               exercises="a modular image, which has no DC image to stop at: decoded whole, exactly",
+               expect=DECODES, header=modern_header(mw, mh, has_alpha=True),
+               check=check_reference_close(matrix, ".jxl", math.inf))
+
+    corpus.add("jxl-error-truncated-half.jxl", lossy[:len(lossy) // 2],
+               what="jxl-photo-lossy-1024x683.jxl cut at half its %d bytes" % len(lossy),
+               exercises="data ends before the image does: truncated", expect=TRUNCATED, header=None)
+
+    # A bare codestream whose size header claims 65535×65535 and whose metadata are all defaults.
+    bits = []
+
+    def put(value, count):
+        bits.extend((value >> i) & 1 for i in range(count))
+    put(0, 1)          # SizeHeader.small: no
+    put(2, 2)          # height_minus1 in 18 bits
+    put(65534, 18)
+    put(0, 3)          # no fixed ratio: the width follows
+    put(2, 2)
+    put(65534, 18)
+    put(1, 1)          # ImageMetadata.all_default
+    bits.extend([0] * (-len(bits) % 8))
+    header = bytes(sum(bit << i for i, bit in enumerate(bits[n:n + 8])) for n in range(0, len(bits), 8))
+    corpus.add("jxl-error-bomb-size-header-65535x65535.jxl", b"\xff\x0a" + header + bytes(64),
+               what="a JPEG XL codestream whose size header claims 65535×65535, then zeros",
+               exercises="the size from the header is refused before any pixel memory exists", expect=TOO_LARGE,
+               header=None)
+
+
+# ---------------------------------------------------------------------------------------
 # Independent decoders
 # ---------------------------------------------------------------------------------------
 
@@ -2555,7 +3083,10 @@ def verify(corpus):
         if entry["check"] is not None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # Pillow's EXIF warnings are already in the verdict
-                entry["note"] = entry["check"](data) or ""
+                try:
+                    entry["note"] = entry["check"](data) or ""
+                except AssertionError as failure:
+                    raise SystemExit("%s: %s" % (entry["path"], failure))
         print("%-60s %8d  %s" % (entry["path"], len(data), entry["expect"]))
 
 
@@ -2782,7 +3313,7 @@ keep the credit when redistributing them:
   sits in `invalid/` (its expectation assumes libjpeg-turbo 2.x, as in Debian 12).
 * `jpeg-arithmetic-*` decodes with libjpeg-turbo as Debian builds it; a build without arithmetic
   decoding reports it as unsupportedFeature, which the C header lists as acceptable.
-* Photo file sizes: {photo_sizes}; the whole folder stays under 5 MB.
+* Photo file sizes: {photo_sizes}; the whole folder stays under 7 MB.
 * Byte-for-byte reproduction of the photo files, the photo crops and the CMYK JPEGs needs the
   same Pillow (resize, JPEG decode of the originals) and libjpeg-turbo versions, and the YCCK
   JPEG the same ImageMagick 6; all hand-written PNGs only need the same zlib.
@@ -2837,6 +3368,14 @@ def sniffed_format(data):
         return "webp"
     if data[:6] in (b"GIF87a", b"GIF89a"):
         return "gif"
+    if data[:2] == b"\xff\x0a" or data[:12] == b"\0\0\0\x0cJXL \r\n\x87\n":
+        return "jxl"
+    if data[4:8] == b"ftyp":
+        brands = {data[i:i + 4] for i in range(8, min(len(data), struct.unpack(">I", data[:4])[0]), 4)}
+        if brands & {b"avif", b"avis"}:
+            return "avif"
+        if brands & {b"heic", b"heix", b"mif1"}:
+            return "heic"
     return "png" if data[:8] == PNG_SIGNATURE else "unknown"
 
 
@@ -2854,7 +3393,7 @@ def write_demo_feed(corpus):
     items = []
     for entry in sorted(corpus.entries, key=lambda e: (not e["path"].startswith("photo-"), e["path"])):
         path = entry["path"]
-        if "/" in path or not path.endswith((".jpg", ".png", ".webp", ".gif")):
+        if "/" in path or not path.endswith((".jpg", ".png", ".webp", ".gif", ".avif", ".heic", ".jxl")):
             continue
         title = path.rsplit(".", 1)[0].replace("-", " ")
         items.append({"id": path, "title": title, "image": path})
@@ -2874,6 +3413,9 @@ def main():
     for tool in ("dwebp", "webpinfo"):
         if shutil.which(tool) is None:
             raise SystemExit("%s not found: install webp" % tool)
+    for tool, package in MODERN_ENCODERS.items():
+        if shutil.which(tool) is None:
+            raise SystemExit("%s not found: install %s" % (tool, package))
     OUT.mkdir(exist_ok=True)
     corpus = Corpus(OUT)
     make_reference(corpus)
@@ -2888,6 +3430,9 @@ def main():
     produced.update(make_webp(corpus))
     make_webp_errors(corpus, produced)
     make_gif(corpus)
+    make_avif(corpus)
+    make_heic(corpus)
+    make_jxl(corpus)
     make_sniffing(corpus, produced)
     make_color(corpus)
     make_photos(corpus)

@@ -70,6 +70,15 @@ if ! command -v strace >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; th
     { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq strace >/dev/null; } \
         || echo "test: strace could not be installed; the warm file-access test will skip" >&2
 fi
+# The AVIF, HEIC and JPEG XL tests compare thumbnails with each format's own decoder (avifdec,
+# heif-convert, djxl); without them those comparisons skip, saying why.
+if ! { command -v avifdec && command -v heif-convert && command -v djxl; } >/dev/null 2>&1 \
+    && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        libavif-bin libheif-examples libjxl-tools >/dev/null; } \
+        || echo "test: the AVIF, HEIC and JPEG XL reference decoders could not be installed; those comparisons will skip" >&2
+fi
 swift build --build-tests
 # The adopter fixture, an app's package that uses the library by path. Built here, before the
 # tests, so that AdopterPackageTests, which builds it again, finds it current instead of compiling

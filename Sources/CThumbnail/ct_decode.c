@@ -7,7 +7,7 @@
 
 #include "ct_internal.h"
 
-#define CT_UNRECOGNISED_MESSAGE "not a JPEG, PNG, WebP or GIF image (unrecognised magic bytes)"
+#define CT_UNRECOGNISED_MESSAGE "not a JPEG, PNG, WebP, GIF, AVIF, HEIC or JPEG XL image (unrecognised magic bytes)"
 
 ct_limits ct_default_limits(void) {
     ct_limits limits = {
@@ -33,14 +33,43 @@ ct_decode_options ct_default_decode_options(void) {
     return options;
 }
 
+/* Whether a brand (four characters) is one of a list of them, written one after another. */
+static int ct_brand_in(const uint8_t *brand, const char *brands) {
+    for (; *brands != '\0'; brands += 4)
+        if (memcmp(brand, brands, 4) == 0) return 1;
+    return 0;
+}
+
+/*
+ * An ISO-BMFF file's `ftyp` box: its major brand and the compatible brands
+ * that fit in the bytes given. AVIF wins over HEIC (an AVIF file may also name
+ * the general `mif1`); a file that names only the general HEIF brands is taken
+ * for HEIC, which libheif decodes.
+ */
+static ct_format ct_sniff_ftyp(const uint8_t *data, size_t size) {
+    if (size < 12 || memcmp(data + 4, "ftyp", 4) != 0) return CT_FORMAT_UNKNOWN;
+    uint32_t box = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3];
+    size_t end = box < size ? box : size;
+    int heic = 0, heif = 0;
+    for (size_t at = 8; at + 4 <= end; at += at == 8 ? 8 : 4) { /* the minor version after the major brand is no brand */
+        if (ct_brand_in(data + at, "avifavis")) return CT_FORMAT_AVIF;
+        heic |= ct_brand_in(data + at, "heicheixheimheishevchevx");
+        heif |= ct_brand_in(data + at, "mif1msf1");
+    }
+    return heic || heif ? CT_FORMAT_HEIC : CT_FORMAT_UNKNOWN;
+}
+
 ct_format ct_sniff_format(const uint8_t *data, size_t size) {
     static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    static const uint8_t jxl_container[12] = {0, 0, 0, 0x0C, 'J', 'X', 'L', ' ', 0x0D, 0x0A, 0x87, 0x0A};
     if (data == NULL) return CT_FORMAT_UNKNOWN;
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return CT_FORMAT_JPEG;
     if (size >= 8 && memcmp(data, png_signature, 8) == 0) return CT_FORMAT_PNG;
     if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return CT_FORMAT_WEBP;
     if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return CT_FORMAT_GIF;
-    return CT_FORMAT_UNKNOWN;
+    if (size >= 2 && data[0] == 0xFF && data[1] == 0x0A) return CT_FORMAT_JXL;
+    if (size >= 12 && memcmp(data, jxl_container, 12) == 0) return CT_FORMAT_JXL;
+    return ct_sniff_ftyp(data, size);
 }
 
 void ct_thumbnail_free(ct_thumbnail *thumbnail) {
@@ -51,7 +80,7 @@ void ct_thumbnail_free(ct_thumbnail *thumbnail) {
 
 /* Reads the first bytes to sniff the format, then rewinds. */
 static ct_format ct_sniff_input(ct_input *input) {
-    uint8_t magic[12];
+    uint8_t magic[CT_SNIFF_BYTES];
     size_t got = ct_input_read(input, magic, sizeof magic);
     ct_format format = ct_sniff_format(magic, got);
     if (ct_input_seek(input, 0) != 0) return CT_FORMAT_UNKNOWN;
@@ -65,6 +94,9 @@ static ct_status ct_decode_format(ct_input *input, const ct_decode_options *opti
     case CT_FORMAT_PNG: return ct_png_decode(input, options, thumbnail, error);
     case CT_FORMAT_WEBP: return ct_webp_decode(input, options, thumbnail, error);
     case CT_FORMAT_GIF: return ct_gif_decode(input, options, thumbnail, error);
+    case CT_FORMAT_AVIF: return ct_avif_decode(input, options, thumbnail, error);
+    case CT_FORMAT_HEIC: return ct_heic_decode(input, options, thumbnail, error);
+    case CT_FORMAT_JXL: return ct_jxl_decode(input, options, thumbnail, error);
     case CT_FORMAT_UNKNOWN: break;
     }
     if (input->read_error) return ct_fail(error, CT_IO_ERROR, "could not read the input");
@@ -146,6 +178,9 @@ ct_status ct_probe_memory(const uint8_t *data, size_t size, const ct_limits *lim
     case CT_FORMAT_PNG: return ct_png_probe(&input, limits, info, error);
     case CT_FORMAT_WEBP: return ct_webp_probe(&input, limits, info, error);
     case CT_FORMAT_GIF: return ct_gif_probe(&input, limits, info, error);
+    case CT_FORMAT_AVIF: return ct_avif_probe(&input, limits, info, error);
+    case CT_FORMAT_HEIC: return ct_heic_probe(&input, limits, info, error);
+    case CT_FORMAT_JXL: return ct_jxl_probe(&input, limits, info, error);
     case CT_FORMAT_UNKNOWN: break;
     }
     return ct_fail(error, CT_UNSUPPORTED_FORMAT, CT_UNRECOGNISED_MESSAGE);
@@ -166,6 +201,9 @@ ct_status ct_probe_descriptor(int descriptor, uint64_t offset, uint64_t length, 
     case CT_FORMAT_PNG: status = ct_png_probe(&input, limits, info, error); break;
     case CT_FORMAT_WEBP: status = ct_webp_probe(&input, limits, info, error); break;
     case CT_FORMAT_GIF: status = ct_gif_probe(&input, limits, info, error); break;
+    case CT_FORMAT_AVIF: status = ct_avif_probe(&input, limits, info, error); break;
+    case CT_FORMAT_HEIC: status = ct_heic_probe(&input, limits, info, error); break;
+    case CT_FORMAT_JXL: status = ct_jxl_probe(&input, limits, info, error); break;
     default:
         status = input.read_error ? ct_fail(error, CT_IO_ERROR, "could not read the input")
                                   : ct_fail(error, CT_UNSUPPORTED_FORMAT, CT_UNRECOGNISED_MESSAGE);

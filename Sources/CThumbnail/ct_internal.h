@@ -309,6 +309,37 @@ static inline void ct_cmyk_ink_to_rgb(const uint8_t ink[4], int inverted, uint8_
     rgb[2] = (uint8_t)ct_mul255(y, k);
 }
 
+/* ---- YUV rows (ct_yuv.c): AV1 and HEVC pictures into the area filter ------ */
+
+/**
+ * A decoded picture as AV1 and HEVC decoders hand it out: a luma plane, two
+ * chroma planes subsampled by 2^chroma_shift (none when monochrome) and an
+ * optional alpha plane, 8-bit samples in uint8_t, deeper ones in uint16_t.
+ * The planes belong to the library; this only describes them.
+ */
+typedef struct ct_yuv_frame {
+    uint32_t width, height;
+    /** Bits per sample, 8…16, the same for every plane (alpha included). */
+    uint8_t depth;
+    /** 4:2:0 is 1, 1; 4:2:2 is 1, 0; 4:4:4 is 0, 0. */
+    uint8_t chroma_shift_x, chroma_shift_y;
+    /** 4:0:0: planes[1] and planes[2] are unused. */
+    uint8_t monochrome;
+    /** Nonzero: samples use the whole range (JPEG-style); zero: video ("limited") range. */
+    uint8_t full_range;
+    /** ITU-T H.273 matrix_coefficients: 0 identity (GBR), 1 BT.709, 5 and 6 BT.601, 9 and 10 BT.2020; others as BT.601. */
+    uint16_t matrix;
+    const uint8_t *planes[3];
+    size_t row_bytes[3];
+    /** NULL when the picture has no alpha. */
+    const uint8_t *alpha;
+    size_t alpha_row_bytes;
+    uint8_t alpha_full_range;
+} ct_yuv_frame;
+
+/** Converts row y of frame to width × 4 bytes of RGBA8 (alpha 255 without an alpha plane). */
+void ct_yuv_row_to_rgba(const ct_yuv_frame *frame, uint32_t y, uint8_t *rgba);
+
 /* ---- the decoders (same contract as ct_probe_memory / ct_decode_memory) */
 
 ct_status ct_jpeg_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
@@ -322,6 +353,15 @@ ct_status ct_webp_decode(ct_input *input, const ct_decode_options *options, ct_t
                          ct_error *error);
 ct_status ct_gif_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
 ct_status ct_gif_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                        ct_error *error);
+ct_status ct_avif_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_avif_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                         ct_error *error);
+ct_status ct_heic_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_heic_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
+                         ct_error *error);
+ct_status ct_jxl_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error);
+ct_status ct_jxl_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                         ct_error *error);
 
 /**

@@ -2,11 +2,11 @@ import ArgumentParser
 import CommandLineSupport
 import ThumbnailKit
 
-/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG, PNG, WebP and GIF files.
+/// `thumbnailer thumb INPUT...`: thumbnails of local JPEG, PNG, WebP, GIF, AVIF, HEIC and JPEG XL files.
 struct ThumbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumb",
-        abstract: "Make thumbnails of JPEG, PNG, WebP and GIF files.",
+        abstract: "Make thumbnails of JPEG, PNG, WebP, GIF, AVIF, HEIC and JPEG XL files.",
         discussion: """
             One input and -o FILE writes that file (format from its extension). Several inputs and \
             -o DIR write DIR/<name>.jpg, or .png when the thumbnail has alpha. Without -o each \
@@ -17,7 +17,7 @@ struct ThumbCommand: AsyncParsableCommand {
             thumbnail; thumbnails are written as JPEG, PNG or WebP (-o NAME.webp or --format webp).
             """)
 
-    @Argument(help: "JPEG, PNG, WebP or GIF files (the format is read from their bytes, not their names).")
+    @Argument(help: "JPEG, PNG, WebP, GIF, AVIF, HEIC or JPEG XL files (the format is read from their bytes, not their names).")
     var inputs: [String]
 
     @Option(name: [.short, .long], help: "Box to fit in: N for N×N, or WxH; fill:N or fill:WxH to fill it exactly (scaled to cover, the centre kept).")

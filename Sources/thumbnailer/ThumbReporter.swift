@@ -23,7 +23,8 @@ struct ThumbReporter {
             if json {
                 print(record(outcome, written).text)
             } else {
-                let t = written.thumbnail, scale = t.report.map { ", scale \($0.scaleNumerator)/8" } ?? ""
+                let t = written.thumbnail
+                let scale = t.report.map { $0.usedEmbeddedThumbnail ? ", from its embedded thumbnail" : ", scale \($0.scaleNumerator)/8" } ?? ""
                 let color = (t.report?.colorProfile).flatMap(Self.describe) ?? ""
                 print(TerminalText.escaped("\(outcome.input) -> \(written.output) (\(t.width)x\(t.height) from \(t.source.width)x\(t.source.height)\(scale)\(color), \(Self.format(milliseconds: outcome.milliseconds)))"))
             }
@@ -58,6 +59,7 @@ struct ThumbReporter {
             line.add("scale", "\(report.scaleNumerator)/8")
             line.add("peakDecodeBytes", report.peakDecodeBytes)
             if let path = report.jpegPath { line.add("jpegPath", path.rawValue) }
+            if report.usedEmbeddedThumbnail { line.add("embeddedThumbnail", true) }
             if let color = report.colorProfile { Self.add(color, to: &line) }
             if let damage = report.damage { line.add("damage", damage) }
         }

@@ -1,8 +1,9 @@
 /*
- * cthumbnail: decode a JPEG, PNG, WebP or GIF straight to a small RGBA8 thumbnail.
+ * cthumbnail: decode a JPEG, PNG, WebP, GIF, AVIF, HEIC or JPEG XL straight to
+ * a small RGBA8 thumbnail.
  *
  * The only code in the project that includes jpeglib.h, png.h, libwebp's
- * headers or gif_lib.h. The image is decoded and downscaled in one pass
+ * headers, gif_lib.h, avif.h, heif.h or libjxl's decode.h. The image is decoded and downscaled in one pass
  * (JPEG: DCT scaling, then an area filter fed scanline by scanline; PNG and
  * GIF: one row at a time into the same filter, a GIF's first frame only;
  * WebP: libwebp's own scaler, writing the thumbnail directly), so a
@@ -10,7 +11,13 @@
  * ARGB image, a lossy WebP's alpha plane (see
  * ct_image_info.whole_image_bytes_per_pixel). Peak memory is bounded by the
  * thumbnail, a few source rows and the library's own working memory, and
- * every decode reports the peak it reached.
+ * every decode reports the peak it reached. AVIF, HEIC and JPEG XL have no
+ * scaled decode in their libraries, which keep whole frames (dav1d's YUV
+ * picture, libheif's RGB planes, libjxl's float frame): those are computed
+ * from the header and refused past the memory limit before decoding, and
+ * their rows go into the same filter, so no RGBA frame of ours exists. A
+ * HEIC's thumbnail item is decoded instead of the photo when it covers the
+ * box. Each decoder's file states its bound.
  * A file that declares its colour space (an ICC profile, a PNG gAMA/cHRM) has
  * the finished thumbnail converted to sRGB with LittleCMS.
  *
@@ -33,7 +40,7 @@ extern "C" {
 /** Outcome of every call. CT_OK is zero; everything else is a failure. */
 typedef enum ct_status {
     CT_OK = 0,
-    /** The bytes are not JPEG, PNG, WebP or GIF (judged by magic bytes only). */
+    /** The bytes are not JPEG, PNG, WebP, GIF, AVIF, HEIC or JPEG XL (judged by magic bytes only). */
     CT_UNSUPPORTED_FORMAT = 1,
     /** The data is structurally invalid: bad marker, bad CRC in a critical chunk, bad zlib data, bad Huffman code. */
     CT_CORRUPT = 2,
@@ -60,7 +67,13 @@ typedef enum ct_format {
     CT_FORMAT_PNG = 2,
     CT_FORMAT_WEBP = 3,
     /** GIF87a or GIF89a; the first frame is decoded. */
-    CT_FORMAT_GIF = 4
+    CT_FORMAT_GIF = 4,
+    /** AVIF: an AV1 image (or the first frame of an AVIS sequence) in an ISO-BMFF file. */
+    CT_FORMAT_AVIF = 5,
+    /** HEIF with HEVC images (HEIC), as iPhones write them. */
+    CT_FORMAT_HEIC = 6,
+    /** JPEG XL, a bare codestream or in its ISO-BMFF container. */
+    CT_FORMAT_JXL = 7
 } ct_format;
 
 /** A failure's status and a human message naming what is wrong. */
@@ -160,6 +173,15 @@ typedef struct ct_image_info {
      * and is not counted here.
      */
     uint8_t whole_image_bytes_per_pixel;
+    /**
+     * The bytes of whole-image buffers that do not come to a whole number per
+     * pixel, known from the header: what dav1d and libavif keep for an AVIF
+     * (its YUV pictures, about 1.5 bytes a pixel for 8-bit 4:2:0, and their
+     * state), libheif and libde265 for a HEIC's primary image (its RGB planes,
+     * 3 bytes a pixel at 8 bits, and the decode before them), libjxl for a JPEG
+     * XL (its frame). 0 where whole_image_bytes_per_pixel says it all.
+     */
+    uint64_t whole_image_bytes;
 } ct_image_info;
 
 /** What a decode asks for. */
@@ -274,6 +296,11 @@ typedef struct ct_thumbnail {
     uint8_t scale_numerator;
     /** How a JPEG's entropy data was decoded (CT_JPEG_PATH_NONE for the other formats). */
     ct_jpeg_path jpeg_path;
+    /**
+     * 1 when the thumbnail was made from a thumbnail the file carries (a HEIC's thumbnail
+     * item, large enough for the box) instead of its primary image; 0 otherwise.
+     */
+    uint8_t embedded_thumbnail;
     /** What was done about the file's colour space. */
     ct_color_report color;
     /**
@@ -282,7 +309,11 @@ typedef struct ct_thumbnail {
      * libwebp has no allocator hook: for WebP this counts the held file and
      * an estimate of libwebp's working memory (see ct_webp_decode.c for what
      * it covers). For GIF, giflib's blocks (decoder state, palettes) are
-     * counted by their sizes, as giflib has no hooks either.
+     * counted by their sizes, as giflib has no hooks either. libavif with
+     * dav1d, libheif with libde265 and libjxl allocate with malloc: for
+     * AVIF, HEIC and JPEG XL this counts our buffers and the libraries'
+     * memory as estimated from the header (ct_avif_decode.c,
+     * ct_heic_decode.c, ct_jxl_decode.c say what it covers).
      */
     uint64_t peak_bytes;
     /**
@@ -295,7 +326,16 @@ typedef struct ct_thumbnail {
     char damage[160];
 } ct_thumbnail;
 
-/** Sniffs the format from the first bytes. Needs at most 12 bytes (WebP's "RIFF" size "WEBP"). */
+/**
+ * How many bytes ct_sniff_format may look at: an ISO-BMFF file's `ftyp` box,
+ * whose compatible brands tell AVIF from HEIC, fits in them as files are written.
+ */
+#define CT_SNIFF_BYTES 64
+
+/**
+ * Sniffs the format from the first bytes (at most CT_SNIFF_BYTES): magic
+ * numbers, the JPEG XL signatures, an ISO-BMFF `ftyp` box's brands.
+ */
 ct_format ct_sniff_format(const uint8_t *data, size_t size);
 
 /**
@@ -318,6 +358,8 @@ ct_status ct_decode_memory(const uint8_t *data, size_t size, const ct_decode_opt
  * so the compressed file never sits whole in memory either. The exception is
  * WebP: libwebp decodes from memory, so a WebP file is read whole into one
  * buffer (counted in peak_bytes and against limits.max_decoder_memory).
+ * libavif and libheif read at the offsets they ask for and keep the coded
+ * data of the image they decode; libjxl is fed 64 KiB at a time.
  */
 ct_status ct_decode_file(const char *path, const ct_decode_options *options,
                          ct_thumbnail *thumbnail, ct_error *error);

@@ -10,6 +10,9 @@ public struct DecodeReport: Sendable, Hashable {
     public let jpegPath: JPEGDecodePath?
     /// Whether a progressive JPEG's decode left out scans (the scan-skipping or the DC-only path).
     public var skippedScans: Bool { jpegPath == .skippingScans || jpegPath == .dcOnly }
+    /// Whether the thumbnail was made from one the file carries (a HEIC's thumbnail item, large
+    /// enough for the size asked) instead of its primary image.
+    public let usedEmbeddedThumbnail: Bool
     /// What was done about the colour space the file declares; `nil` when it
     /// declares none (or conversion was off), so its values were taken as sRGB.
     public let colorProfile: ColorConversion?
@@ -30,6 +33,7 @@ public struct DecodeReport: Sendable, Hashable {
         source = ImageHeader(thumbnail.source)
         scaleNumerator = Int(thumbnail.scale_numerator)
         jpegPath = JPEGDecodePath(thumbnail.jpeg_path)
+        usedEmbeddedThumbnail = thumbnail.embedded_thumbnail != 0
         colorProfile = ColorConversion(thumbnail.color)
         peakDecodeBytes = Int(clamping: thumbnail.peak_bytes)
         let damage = String(cCharacters: thumbnail.damage)
@@ -69,10 +73,17 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case webp
     /// GIF87a or GIF89a: the first frame is decoded, an animation's other frames are not read.
     case gif
+    /// AVIF: an AV1 still (grids, alpha, transforms) or the first frame of an AVIS sequence.
+    case avif
+    /// HEIC (HEIF with HEVC images): from its embedded thumbnail item when that is large enough.
+    case heic
+    /// JPEG XL, lossy, lossless or a recompressed JPEG: from its 1/8 DC image when that is large enough.
+    case jxl
 
-    /// Sniffs the format from the first bytes (at most 12); `nil` when not JPEG, PNG, WebP or GIF.
+    /// Sniffs the format from the first bytes (at most 64: an ISO-BMFF `ftyp` box); `nil` when
+    /// the bytes are none of the formats.
     package init?(sniffing bytes: some Collection<UInt8>) {
-        let head = Array(bytes.prefix(12))
+        let head = Array(bytes.prefix(Int(CT_SNIFF_BYTES)))
         guard let format = ImageFormat(head.withUnsafeBufferPointer { ct_sniff_format($0.baseAddress, $0.count) })
         else { return nil }
         self = format
@@ -85,6 +96,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case CT_FORMAT_PNG: self = .png
         case CT_FORMAT_WEBP: self = .webp
         case CT_FORMAT_GIF: self = .gif
+        case CT_FORMAT_AVIF: self = .avif
+        case CT_FORMAT_HEIC: self = .heic
+        case CT_FORMAT_JXL: self = .jxl
         default: return nil
         }
     }
@@ -96,6 +110,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .png: "image/png"
         case .webp: "image/webp"
         case .gif: "image/gif"
+        case .avif: "image/avif"
+        case .heic: "image/heic"
+        case .jxl: "image/jxl"
         }
     }
 
@@ -109,6 +126,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .png: "png"
         case .webp: "webp"
         case .gif: "gif"
+        case .avif: "avif"
+        case .heic: "heic"
+        case .jxl: "jxl"
         }
     }
 }

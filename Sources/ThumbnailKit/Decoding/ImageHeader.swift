@@ -27,6 +27,10 @@ public struct ImageHeader: Sendable, Hashable {
     /// a time. A progressive JPEG's coefficients depend on the DCT scale and are
     /// not counted here (see ``ThumbnailDecoder/wholeImageBufferBytes(for:)``).
     package let wholeImageBytesPerPixel: Int
+    /// Bytes of whole-image buffers that do not come to a whole number per pixel: the YUV
+    /// (and alpha) planes an AVIF or HEIC decoder library keeps, 1.5 bytes a pixel for 8-bit
+    /// 4:2:0. 0 for the other formats.
+    package let wholeImageBytes: Int
 
     /// Width once EXIF orientation is applied (orientations 5…8 swap the sides).
     public var orientedWidth: Int { (5...8).contains(orientation) ? height : width }
@@ -34,7 +38,7 @@ public struct ImageHeader: Sendable, Hashable {
     public var orientedHeight: Int { (5...8).contains(orientation) ? width : height }
 
     init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, isProgressive: Bool,
-         components: Int, bitDepth: Int, wholeImageBytesPerPixel: Int) {
+         components: Int, bitDepth: Int, wholeImageBytesPerPixel: Int, wholeImageBytes: Int = 0) {
         self.format = format
         self.width = width
         self.height = height
@@ -44,6 +48,7 @@ public struct ImageHeader: Sendable, Hashable {
         self.components = components
         self.bitDepth = bitDepth
         self.wholeImageBytesPerPixel = wholeImageBytesPerPixel
+        self.wholeImageBytes = wholeImageBytes
     }
 
     /// The header of a successful probe or decode, whose format is always a known one.
@@ -58,6 +63,7 @@ public struct ImageHeader: Sendable, Hashable {
         components = Int(info.components)
         bitDepth = Int(info.bit_depth)
         wholeImageBytesPerPixel = Int(info.whole_image_bytes_per_pixel)
+        wholeImageBytes = Int(clamping: info.whole_image_bytes)
     }
 }
 

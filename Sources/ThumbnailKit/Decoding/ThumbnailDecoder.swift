@@ -1,6 +1,6 @@
 import CThumbnail
 
-/// Decodes a JPEG, PNG, WebP or GIF straight to a thumbnail in one pass.
+/// Decodes a JPEG, PNG, WebP, GIF, AVIF, HEIC or JPEG XL straight to a thumbnail in one pass.
 ///
 /// JPEGs are decoded at the smallest DCT scale (1/8, 1/4, 1/2 or 1/1) that
 /// still covers the target, PNGs and a GIF's first frame one row at a time,
@@ -120,10 +120,13 @@ public struct ThumbnailDecoder: Sendable {
     /// libjpeg keeps for every 8×8 block of every component (128 bytes each), or
     /// 2 bytes a block on the DC-only path at 1/8, counted as if no component
     /// were subsampled; a WebP's ``ImageHeader/wholeImageBytesPerPixel`` for
-    /// every pixel of its canvas (4 for lossless). Upper bounds. 0 for
-    /// everything else, which decodes a few rows at a time.
+    /// every pixel of its canvas (4 for lossless); an AVIF's or HEIC's YUV planes
+    /// (``ImageHeader/wholeImageBytes``). Upper bounds. 0 for everything else,
+    /// which decodes a few rows at a time.
     package func wholeImageBufferBytes(for header: ImageHeader) -> Int {
-        guard header.format == .jpeg else { return header.width * header.height * header.wholeImageBytesPerPixel }
+        guard header.format == .jpeg else {
+            return header.width * header.height * header.wholeImageBytesPerPixel + header.wholeImageBytes
+        }
         guard header.isProgressive else { return 0 }
         let blocks = (header.width + 7) / 8 * ((header.height + 7) / 8) * header.components
         return blocks * (progressivePath == .dcOnly && scaleNumerator(for: header) == 1 ? 2 : 128)

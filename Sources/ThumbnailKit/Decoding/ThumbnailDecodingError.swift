@@ -3,7 +3,7 @@ import CThumbnail
 /// Why an image could not be turned into a thumbnail. Each case carries a
 /// message naming what is wrong (which marker, which chunk, which limit).
 public enum ThumbnailDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes are not JPEG, PNG, WebP or GIF, judged by their magic bytes.
+    /// The bytes are not JPEG, PNG, WebP, GIF, AVIF, HEIC or JPEG XL, judged by their magic bytes.
     case unsupportedFormat(String)
     /// The data is structurally invalid (bad marker, CRC, zlib or Huffman data).
     case corrupt(String)

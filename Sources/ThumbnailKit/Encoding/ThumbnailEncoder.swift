@@ -57,7 +57,7 @@ public struct ThumbnailEncoder: Sendable {
                 return ct_encode_png(pixels, UInt32(width), UInt32(height), &output, &error)
             case .webp:
                 return ct_encode_webp(pixels, UInt32(width), UInt32(height), Int32(webpQuality), &output, &error)
-            case .gif:
+            case .gif, .avif, .heic, .jxl:
                 throw ThumbnailEncodingError(message: "thumbnails are written as JPEG, PNG or WebP, not \(format.rawValue)")
             }
         }

@@ -109,12 +109,14 @@ import Testing
 
     /// A PNG row by row and pass by pass (Adam7), a baseline JPEG's scanline
     /// batches, a progressive JPEG's DC scans (the DC-only path at 1/8) row of blocks by row,
-    /// a lossy WebP's slices of data (the 100 KB file is fed to libwebp 16 KiB at a time), and
-    /// a GIF frame row by row and pass by pass (interlaced).
+    /// a lossy WebP's slices of data (the 100 KB file is fed to libwebp 16 KiB at a time),
+    /// a GIF frame row by row and pass by pass (interlaced), an AVIF's and a HEIC's reads and
+    /// YUV rows, and a JPEG XL's chunks of input.
     static let photos = [
         "photo-sunset-rgba-vignette-1024x683.png", "photo-life-adam7-rgb-640x480.png",
         "photo-aitzgorri-baseline-3000x1998.jpg", "photo-picosdeeuropa-progressive-2048x1536.jpg",
         "webp-lossy-gradient-6000x4000.webp", "gif-blocks-1200x800.gif", "gif-blocks-interlaced-1200x800.gif",
+        "avif-photo-420-1024x683.avif", "heic-photo-1024x683.heic", "jxl-photo-lossy-1024x683.jxl",
     ]
 
     @Test(arguments: photos)

@@ -4,12 +4,14 @@ import ThumbnailKit
 
 /// EXIF orientation 1–8 turns every marker file into the same upright picture:
 /// 96×64 white, red block top-left, blue top-right, green bottom-left. JPEG
-/// carries it in APP1, WebP in an EXIF chunk (with or without "Exif\0\0").
+/// carries it in APP1, WebP in an EXIF chunk (with or without "Exif\0\0"), AVIF in its irot and
+/// imir properties.
 @Suite struct OrientationTests {
     static let files = (1...8).map { "jpeg-exif-orientation-\($0)-\($0 % 2 == 1 ? "ii" : "mm").jpg" } + [
         "jpeg-exif-orientation-0-invalid-ii.jpg", "jpeg-exif-orientation-9-invalid-mm.jpg",
         "jpeg-exif-none-96x64.jpg", "jpeg-exif-malformed-ifd-offset.jpg", "jpeg-exif-malformed-entry-count.jpg",
         "webp-exif-orientation-6-mm.webp", "webp-exif-orientation-3-ii-exif-prefix.webp",
+        "avif-irot-90-anticlockwise-64x96.avif", "avif-imir-left-right-96x64.avif",
     ]
 
     static func colour(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> String {

@@ -327,7 +327,8 @@ import ThumbnailHTTP
     @Test func aDownloadAcceptsExactlyTheFormatsTheDecoderReads() async throws {
         server.route("/photo.jpg", .init(body: photo))
         _ = try await makePipeline().thumbnail(for: request("/photo.jpg"))
-        #expect(server.receivedRequests.last?.headers["accept"] == "image/jpeg, image/png, image/webp, image/gif")
+        #expect(server.receivedRequests.last?.headers["accept"]
+                == "image/jpeg, image/png, image/webp, image/gif, image/avif, image/heic, image/jxl")
         _ = try await HTTPDataLoader().loadBytes(DataRequest(url: server.url("/photo.jpg")))
         #expect(server.receivedRequests.last?.headers["accept"] == "*/*")
     }

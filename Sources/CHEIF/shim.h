@@ -1,0 +1,2 @@
+/* libheif: HEIF containers with HEVC images (HEIC), their thumbnail items, transforms and colour. */
+#include <libheif/heif.h>
