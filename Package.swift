@@ -53,23 +53,6 @@ let package = Package(
             name: "CGIF",
             providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
         ),
-        // The newer formats: AVIF (libavif on dav1d), HEIC (libheif on libde265) and JPEG XL (libjxl).
-        // libavif's and libjxl's pkg-config files add defines SwiftPM refuses (AVIF_DLL,
-        // HWY_SHARED_DEFINE, which only matter to Windows DLLs and libjxl's own build), so their
-        // module maps link them and their headers are found on the compiler's own path.
-        .systemLibrary(
-            name: "CAVIF",
-            providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
-        ),
-        .systemLibrary(
-            name: "CHEIF",
-            pkgConfig: "libheif",
-            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
-        ),
-        .systemLibrary(
-            name: "CJXL",
-            providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]
-        ),
         .systemLibrary(
             name: "CLCMS2",
             pkgConfig: "lcms2",
@@ -114,12 +97,15 @@ let package = Package(
             providers: [.apt(["nettle-dev"]), .brew(["nettle"])]
         ),
         // The only code that includes the codec libraries' headers: decode + downscale in one pass,
-        // then colour management on the thumbnail.
+        // then colour management on the thumbnail. The newer formats' libraries, libavif (on dav1d),
+        // libheif (on libde265) and libjxl, are not linked but opened on first use
+        // (ct_codec_libraries.h): linked, they would bring thirteen libraries into every process.
+        // Their headers are on the compiler's own path (scripts/setup.sh installs them).
         .target(
             name: "CThumbnail",
-            dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CAVIF", "CHEIF", "CJXL", "CLCMS2"],
-            // CGIF has no pkg-config file to say so; CAVIF and CJXL do not use theirs (see above).
-            linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl")]
+            dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CLazyLibrary"],
+            // CGIF has no pkg-config file to say so.
+            linkerSettings: [.linkedLibrary("gif")]
         ),
         // Bounded HTTP transfers on one I/O thread, on libcurl's multi interface.
         .target(

@@ -38,13 +38,14 @@ work=.build-fuzz
 mkdir -p "$work"
 clang=$(command -v clang)
 
-# The C harness: the toolchain's clang ships libFuzzer (and lld); the system codecs are linked as usual.
+# The C harness: the toolchain's clang ships libFuzzer (and lld); the system codecs are linked as usual,
+# but for libavif, libheif and libjxl, opened at run time as in production (none is instrumented).
 build_c_harness() {
     "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld \
-        -I Sources/CThumbnail/include -I Sources/CThumbnail \
+        -I Sources/CThumbnail/include -I Sources/CThumbnail -I Sources/CLazyLibrary/include \
         $(pkg-config --cflags libjpeg libpng libwebpdemux libavif libheif libjxl lcms2) \
-        Sources/CThumbnail/*.c scripts/fuzz/fuzz_decode.c \
-        $(pkg-config --libs libjpeg libpng libwebpdemux libavif libheif libjxl lcms2) -lgif -o "$work/fuzz_decode"
+        Sources/CThumbnail/*.c Sources/CLazyLibrary/lazy_library.c scripts/fuzz/fuzz_decode.c \
+        $(pkg-config --libs libjpeg libpng libwebpdemux lcms2) -lgif -o "$work/fuzz_decode"
 }
 
 # ThumbnailFeeds' C dependencies, instrumented too, with the module maps SwiftPM would generate for

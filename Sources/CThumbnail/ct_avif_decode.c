@@ -72,9 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <avif/avif.h>
-
-#include "ct_internal.h"
+#include "ct_codec_libraries.h"
 
 /* Rows between looks at the cancel token, as for PNG. */
 #define CT_AVIF_CANCEL_INTERVAL 32u
@@ -580,7 +578,7 @@ static ct_status ct_avif_read_meta(ct_avif_decoder *d, ct_error *error) {
 
 static ct_status ct_avif_status(ct_avif_decoder *d, avifResult result, const char *stage, ct_error *error) {
     const char *detail = d->decoder != NULL && d->decoder->diag.error[0] != 0 ? d->decoder->diag.error
-                                                                           : avifResultToString(result);
+                                                                           : ct_avif.avifResultToString(result);
     if (d->cancelled) return ct_fail(error, CT_CANCELLED, "AVIF decode cancelled");
     if (d->read_error || d->input->read_error) return ct_fail(error, CT_IO_ERROR, "could not read the AVIF input");
     if (d->buffer_refused)
@@ -687,7 +685,7 @@ static void ct_avif_crop(const avifImage *image, avifCropRect *crop) {
     avifCropRect rect;
     avifDiagnostics diagnostics;
     memset(&diagnostics, 0, sizeof diagnostics);
-    if (avifCropRectConvertCleanApertureBox(&rect, &image->clap, image->width, image->height, image->yuvFormat,
+    if (ct_avif.avifCropRectConvertCleanApertureBox(&rect, &image->clap, image->width, image->height, image->yuvFormat,
                                             &diagnostics)
         && rect.width > 0 && rect.height > 0)
         *crop = rect;
@@ -711,7 +709,7 @@ static void ct_avif_describe(ct_avif_decoder *d, uint64_t whole_image_bytes) {
 /* The image as limit messages name it: "AVIF 6000x4000 8-bit YUV420 (libavif and dav1d keep the whole image)". */
 static void ct_avif_name(const avifImage *image, int grid, char *name, size_t size) {
     snprintf(name, size, "AVIF %s%ux%u %u-bit %s (libavif and dav1d keep the whole image)", grid ? "grid " : "",
-             image->width, image->height, image->depth, avifPixelFormatToString(image->yuvFormat));
+             image->width, image->height, image->depth, ct_avif.avifPixelFormatToString(image->yuvFormat));
 }
 
 /*
@@ -730,7 +728,7 @@ static ct_status ct_avif_open(ct_avif_decoder *d, ct_input *input, const ct_limi
     if (status == CT_OK) status = ct_avif_read_meta(d, error);
     if (status != CT_OK) return status;
 
-    d->decoder = avifDecoderCreate();
+    d->decoder = ct_avif.avifDecoderCreate();
     if (d->decoder == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "cannot create the AVIF decoder");
     ct_alloc_note(&d->alloc, CT_AVIF_LIBAVIF_BYTES);
     avifDecoder *decoder = d->decoder;
@@ -752,9 +750,9 @@ static ct_status ct_avif_open(ct_avif_decoder *d, ct_input *input, const ct_limi
     d->io.sizeHint = d->length;
     d->io.persistent = input->file == NULL;
     d->io.data = d;
-    avifDecoderSetIO(decoder, &d->io);
+    ct_avif.avifDecoderSetIO(decoder, &d->io);
 
-    avifResult parsed = avifDecoderParse(decoder);
+    avifResult parsed = ct_avif.avifDecoderParse(decoder);
     /* libavif refuses an image over its own size limits as a parse failure: it is too large, not damaged. */
     uint32_t side = d->layout.width > d->layout.height ? d->layout.width : d->layout.height;
     if (parsed != AVIF_RESULT_OK && d->layout.found
@@ -778,7 +776,7 @@ static ct_status ct_avif_open(ct_avif_decoder *d, ct_input *input, const ct_limi
 
     /* A file's AV1 data passes through our read buffer, as large as the largest read. */
     avifExtent extent;
-    if (input->file != NULL && avifDecoderNthImageMaxExtent(decoder, 0, &extent) == AVIF_RESULT_OK)
+    if (input->file != NULL && ct_avif.avifDecoderNthImageMaxExtent(decoder, 0, &extent) == AVIF_RESULT_OK)
         d->input_bytes = extent.size;
     uint64_t whole_image;
     d->library_bytes = ct_avif_library_bytes(d, &whole_image);
@@ -797,7 +795,7 @@ static ct_status ct_avif_open(ct_avif_decoder *d, ct_input *input, const ct_limi
 /* Frees libavif and the read buffer; notes the libraries' memory as released. */
 static void ct_avif_close(ct_avif_decoder *d) {
     if (d->decoder != NULL) {
-        avifDecoderDestroy(d->decoder);
+        ct_avif.avifDecoderDestroy(d->decoder);
         d->decoder = NULL;
         ct_alloc_note(&d->alloc, -(int64_t)CT_AVIF_LIBAVIF_BYTES);
     }
@@ -975,7 +973,7 @@ static ct_status ct_avif_decode_image(ct_avif_decoder *d, const ct_decode_option
 
     ct_alloc_note(&d->alloc, (int64_t)d->library_bytes);
     d->library_noted = 1;
-    status = ct_avif_status(d, avifDecoderNextImage(d->decoder), "image", error);
+    status = ct_avif_status(d, ct_avif.avifDecoderNextImage(d->decoder), "image", error);
     if (status != CT_OK) return status;
     uint8_t *row = ct_alloc_bytes(&d->alloc, row_bytes);
     if (row == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for an AVIF row");
@@ -991,6 +989,8 @@ static ct_status ct_avif_decode_image(ct_avif_decoder *d, const ct_decode_option
 /* ---- entry points ----------------------------------------------------- */
 
 ct_status ct_avif_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
+    ct_status loaded = ct_avif_load(error);
+    if (loaded != CT_OK) return loaded;
     ct_avif_decoder d;
     ct_status status = ct_avif_open(&d, input, limits, NULL, error);
     *info = status == CT_OK ? d.info : (ct_image_info){0};
@@ -1000,6 +1000,8 @@ ct_status ct_avif_probe(ct_input *input, const ct_limits *limits, ct_image_info 
 
 ct_status ct_avif_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                          ct_error *error) {
+    ct_status loaded = ct_avif_load(error);
+    if (loaded != CT_OK) return loaded;
     ct_avif_decoder d;
     ct_row_output output;
     ct_thumbnail result;
@@ -1008,7 +1010,7 @@ ct_status ct_avif_decode(ct_input *input, const ct_decode_options *options, ct_t
     ct_status status = ct_avif_open(&d, input, &options->limits, options->cancel, &d.error);
     if (status == CT_OK) status = ct_avif_decode_image(&d, options, &output, &result, &d.error);
     if (d.decoder != NULL) {
-        avifDecoderDestroy(d.decoder);
+        ct_avif.avifDecoderDestroy(d.decoder);
         d.decoder = NULL;
         ct_alloc_note(&d.alloc, -(int64_t)CT_AVIF_LIBAVIF_BYTES);
     }

@@ -17,7 +17,9 @@ ct_status ct_fail(ct_error *error, ct_status status, const char *format, ...) {
     return status;
 }
 
-ct_status ct_fail_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit) {
+/* CT_TOO_LARGE for `needed` bytes past `limit`, naming the option and property (`setting`) that raise it. */
+static ct_status ct_fail_over_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit,
+                                    const char *setting) {
     char amount[64] = "more";
     if (needed != 0)
         snprintf(amount, sizeof amount, "%llu bytes (%.1f MiB) of", (unsigned long long)needed,
@@ -27,8 +29,17 @@ ct_status ct_fail_memory_limit(ct_error *error, const char *what, uint64_t neede
         snprintf(bound, sizeof bound, "%llu MiB", (unsigned long long)(limit >> 20));
     else
         snprintf(bound, sizeof bound, "%llu bytes", (unsigned long long)limit);
-    return ct_fail(error, CT_TOO_LARGE, "%s needs %s working memory, over the decoder memory limit of %s "
-                   "(--max-decoder-memory, DecodingLimits.maxDecoderMemory)", what, amount, bound);
+    return ct_fail(error, CT_TOO_LARGE, "%s needs %s working memory, over the decoder memory limit of %s (%s)", what,
+                   amount, bound, setting);
+}
+
+ct_status ct_fail_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit) {
+    return ct_fail_over_limit(error, what, needed, limit, "--max-decoder-memory, DecodingLimits.maxDecoderMemory");
+}
+
+ct_status ct_fail_jxl_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit) {
+    return ct_fail_over_limit(error, what, needed, limit,
+                              "--max-jxl-decoder-memory, DecodingLimits.maxJPEGXLDecoderMemory");
 }
 
 const char *ct_status_name(ct_status status) {

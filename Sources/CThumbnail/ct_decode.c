@@ -15,6 +15,7 @@ ct_limits ct_default_limits(void) {
         .max_height = 0,
         .max_pixels = 100000000u,
         .max_decoder_memory = 32u * 1024u * 1024u,
+        .max_jxl_decoder_memory = 256u * 1024u * 1024u,
     };
     return limits;
 }

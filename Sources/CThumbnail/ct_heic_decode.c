@@ -115,9 +115,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libheif/heif.h>
 
-#include "ct_internal.h"
+#include "ct_codec_libraries.h"
 
 /* Rows between looks at the cancel token, as for PNG. */
 #define CT_HEIC_CANCEL_INTERVAL 32
@@ -1316,26 +1315,26 @@ static ct_status ct_heic_open_library(ct_heic_decoder *d, const ct_heic_referenc
         return ct_fail_memory_limit(error, "HEIC file (libheif parses its boxes and reads every item's data)",
                                     d->parse_bytes, limit);
     if (ct_is_cancelled(cancel)) return ct_fail(error, CT_CANCELLED, "HEIC decode cancelled");
-    d->context = heif_context_alloc();
+    d->context = ct_heif.heif_context_alloc();
     if (d->context == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory creating a libheif context");
     ct_alloc_note(&d->alloc, (int64_t)d->parse_bytes);
-    heif_context_set_max_decoding_threads(d->context, 0);
+    ct_heif.heif_context_set_max_decoding_threads(d->context, 0);
     uint64_t side = ct_heic_side_limit(limits);
     /* libheif refuses sizes at its limit for grids, above it for ispe: one more lets exactly the limit through */
-    if (side != 0) heif_context_set_maximum_image_size_limit(d->context, side >= INT_MAX ? INT_MAX : (int)side + 1);
+    if (side != 0) ct_heif.heif_context_set_maximum_image_size_limit(d->context, side >= INT_MAX ? INT_MAX : (int)side + 1);
     d->source.input = d->input;
     d->source.length = d->length;
     if (ct_input_seek(d->input, 0) != 0) return ct_fail(error, CT_IO_ERROR, "cannot rewind the HEIC input");
-    struct heif_error result = heif_context_read_from_reader(d->context, &ct_heic_source_reader, &d->source, NULL);
+    struct heif_error result = ct_heif.heif_context_read_from_reader(d->context, &ct_heic_source_reader, &d->source, NULL);
     /* parsed: only the metadata items' data stays */
     ct_alloc_note(&d->alloc, -(int64_t)(d->parse_bytes - d->context_bytes));
     ct_status status = ct_heic_library_status(d, result, "reading the file", error);
     if (status != CT_OK) return status;
     heif_item_id primary;
-    result = heif_context_get_primary_image_ID(d->context, &primary);
+    result = ct_heif.heif_context_get_primary_image_ID(d->context, &primary);
     if (result.code == heif_error_Ok && primary != d->primary_id)
         return ct_fail(error, CT_CORRUPT, "HEIC primary item is %u for libheif and %u in pitm", primary, d->primary_id);
-    if (result.code == heif_error_Ok) result = heif_context_get_primary_image_handle(d->context, &d->primary_handle);
+    if (result.code == heif_error_Ok) result = ct_heif.heif_context_get_primary_image_handle(d->context, &d->primary_handle);
     return ct_heic_library_status(d, result, "finding the primary image", error);
 }
 
@@ -1354,8 +1353,8 @@ static ct_status ct_heic_open(ct_heic_decoder *d, ct_input *input, const ct_limi
 
     const ct_heic_item *item = &d->primary.item;
     const ct_heic_item *coded = d->primary.has_tile ? &d->primary.tile : item;
-    int alpha = heif_image_handle_has_alpha_channel(d->primary_handle) != 0;
-    int depth = heif_image_handle_get_luma_bits_per_pixel(d->primary_handle);
+    int alpha = ct_heif.heif_image_handle_has_alpha_channel(d->primary_handle) != 0;
+    int depth = ct_heif.heif_image_handle_get_luma_bits_per_pixel(d->primary_handle);
     uint64_t held;
     status = ct_heic_image_bytes(d, &d->primary, alpha, &d->primary_bytes, &held, error);
     if (status != CT_OK) return status;
@@ -1373,15 +1372,15 @@ static ct_status ct_heic_open(ct_heic_decoder *d, ct_input *input, const ct_limi
 
 /* Frees everything but the pixels handed over. Safe after any failure (the decoder starts zeroed). */
 static void ct_heic_close(ct_heic_decoder *d) {
-    if (d->picture != NULL) heif_image_release(d->picture);
+    if (d->picture != NULL) ct_heif.heif_image_release(d->picture);
     d->picture = NULL;
     ct_alloc_note(&d->alloc, -(int64_t)d->picture_bytes);
     d->picture_bytes = 0;
-    if (d->thumbnail_handle != NULL) heif_image_handle_release(d->thumbnail_handle);
-    if (d->primary_handle != NULL) heif_image_handle_release(d->primary_handle);
+    if (d->thumbnail_handle != NULL) ct_heif.heif_image_handle_release(d->thumbnail_handle);
+    if (d->primary_handle != NULL) ct_heif.heif_image_handle_release(d->primary_handle);
     d->thumbnail_handle = d->primary_handle = NULL;
     if (d->context != NULL) {
-        heif_context_free(d->context);
+        ct_heif.heif_context_free(d->context);
         ct_alloc_note(&d->alloc, -(int64_t)d->context_bytes);
         d->context = NULL;
     }
@@ -1434,9 +1433,9 @@ static ct_status ct_heic_choose(ct_heic_decoder *d, const ct_heic_references *re
             continue;
         if (need_alpha) {
             struct heif_image_handle *handle = NULL;
-            struct heif_error result = heif_image_handle_get_thumbnail(d->primary_handle, candidate->id, &handle);
-            int has_alpha = result.code == heif_error_Ok && heif_image_handle_has_alpha_channel(handle);
-            if (handle != NULL) heif_image_handle_release(handle);
+            struct heif_error result = ct_heif.heif_image_handle_get_thumbnail(d->primary_handle, candidate->id, &handle);
+            int has_alpha = result.code == heif_error_Ok && ct_heif.heif_image_handle_has_alpha_channel(handle);
+            if (handle != NULL) ct_heif.heif_image_handle_release(handle);
             if (!has_alpha) continue;
         }
         best = candidate;
@@ -1446,7 +1445,7 @@ static ct_status ct_heic_choose(ct_heic_decoder *d, const ct_heic_references *re
     ct_heic_references thumbnail_refs;
     status = ct_heic_describe(d, best->id, "thumbnail", &d->thumbnail, &thumbnail_refs, NULL, error);
     if (status != CT_OK) return status;
-    struct heif_error result = heif_image_handle_get_thumbnail(d->primary_handle, best->id, &d->thumbnail_handle);
+    struct heif_error result = ct_heif.heif_image_handle_get_thumbnail(d->primary_handle, best->id, &d->thumbnail_handle);
     status = ct_heic_library_status(d, result, "finding the thumbnail item", error);
     if (status != CT_OK) return status;
     d->decoded = &d->thumbnail;
@@ -1467,18 +1466,18 @@ typedef struct ct_heic_plane {
 /* Finds a plane that covers the item's crop, with samples of 8 or 16 bits. */
 static ct_status ct_heic_get_plane(const struct heif_image *picture, enum heif_channel channel,
                                    const ct_heic_item *item, ct_heic_plane *plane, ct_error *error) {
-    if (!heif_image_has_channel(picture, channel))
+    if (!ct_heif.heif_image_has_channel(picture, channel))
         return ct_fail(error, CT_UNSUPPORTED_FEATURE, "HEIC picture came out of libheif without its %s plane",
                        channel == heif_channel_Alpha ? "alpha" : "R, G or B");
-    int width = heif_image_get_width(picture, channel), height = heif_image_get_height(picture, channel);
+    int width = ct_heif.heif_image_get_width(picture, channel), height = ct_heif.heif_image_get_height(picture, channel);
     if (width < 0 || height < 0 || (uint64_t)width < (uint64_t)item->crop_left + item->crop_width
         || (uint64_t)height < (uint64_t)item->crop_top + item->crop_height)
         return ct_fail(error, CT_CORRUPT, "HEIC item %u decodes to a %dx%d plane, short of its %ux%u", item->id, width,
                        height, item->crop_left + item->crop_width, item->crop_top + item->crop_height);
-    int storage = heif_image_get_bits_per_pixel(picture, channel);
-    int range = heif_image_get_bits_per_pixel_range(picture, channel);
+    int storage = ct_heif.heif_image_get_bits_per_pixel(picture, channel);
+    int range = ct_heif.heif_image_get_bits_per_pixel_range(picture, channel);
     int stride = 0;
-    plane->data = heif_image_get_plane_readonly(picture, channel, &stride);
+    plane->data = ct_heif.heif_image_get_plane_readonly(picture, channel, &stride);
     if (plane->data == NULL || stride <= 0 || (storage != 8 && storage != 16) || range < 1 || range > storage)
         return ct_fail(error, CT_UNSUPPORTED_FEATURE, "HEIC picture has %d-bit samples in %d-bit storage", range,
                        storage);
@@ -1493,8 +1492,8 @@ static ct_status ct_heic_get_plane(const struct heif_image *picture, enum heif_c
  * ct_heic_place), which must hold the ispe and still cover the thumbnail.
  */
 static ct_status ct_heic_place_picture(const ct_heic_decoder *d, ct_heic_item *item, ct_error *error) {
-    int width = heif_image_has_channel(d->picture, heif_channel_R) ? heif_image_get_width(d->picture, heif_channel_R) : -1;
-    int height = heif_image_has_channel(d->picture, heif_channel_R) ? heif_image_get_height(d->picture, heif_channel_R) : -1;
+    int width = ct_heif.heif_image_has_channel(d->picture, heif_channel_R) ? ct_heif.heif_image_get_width(d->picture, heif_channel_R) : -1;
+    int height = ct_heif.heif_image_has_channel(d->picture, heif_channel_R) ? ct_heif.heif_image_get_height(d->picture, heif_channel_R) : -1;
     if (width < 0 || height < 0 || (uint32_t)width < item->width || (uint32_t)height < item->height)
         return ct_fail(error, CT_CORRUPT, "HEIC item %u decodes to %dx%d pixels, less than its ispe of %ux%u",
                        item->id, width, height, item->width, item->height);
@@ -1553,7 +1552,7 @@ static ct_status ct_heic_feed_rows(ct_heic_decoder *d, const ct_heic_item *item,
 
 /* An ICC profile (colr 'prof' or 'rICC') from libheif, converted to sRGB by ct_color.c. */
 static void ct_heic_apply_icc(ct_heic_decoder *d, const struct heif_image_handle *handle) {
-    size_t size = heif_image_handle_get_raw_color_profile_size(handle);
+    size_t size = ct_heif.heif_image_handle_get_raw_color_profile_size(handle);
     if (size == 0 || size > CT_COLOR_PROFILE_MAX) {
         ct_color_ignore(&d->color, "HEIF ICC profile of %zu bytes (at most %u are read)", size,
                         (unsigned)CT_COLOR_PROFILE_MAX);
@@ -1564,7 +1563,7 @@ static void ct_heic_apply_icc(ct_heic_decoder *d, const struct heif_image_handle
         ct_color_ignore(&d->color, "out of memory for the HEIF ICC profile");
         return;
     }
-    struct heif_error result = heif_image_handle_get_raw_color_profile(handle, profile);
+    struct heif_error result = ct_heif.heif_image_handle_get_raw_color_profile(handle, profile);
     if (result.code == heif_error_Ok)
         ct_color_to_srgb(&d->alloc, d->output.pixels, d->thumb_width, d->thumb_height, CT_COLOR_MODEL_RGB, profile,
                          size, &d->color);
@@ -1630,16 +1629,16 @@ static void ct_heic_manage_color(ct_heic_decoder *d, const struct heif_color_pro
     const struct heif_image_handle *handles[2] = {d->decoded_handle, d->primary_handle};
     for (int i = 0; i < 2; i++) {
         if (i == 1 && handles[1] == handles[0]) break;
-        enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handles[i]);
+        enum heif_color_profile_type type = ct_heif.heif_image_handle_get_color_profile_type(handles[i]);
         if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
             ct_heic_apply_icc(d, handles[i]);
             return;
         }
         if (type == heif_color_profile_type_nclx) {
             struct heif_color_profile_nclx *nclx = NULL;
-            struct heif_error result = heif_image_handle_get_nclx_color_profile(handles[i], &nclx);
+            struct heif_error result = ct_heif.heif_image_handle_get_nclx_color_profile(handles[i], &nclx);
             if (result.code == heif_error_Ok && nclx != NULL) ct_heic_apply_nclx(d, nclx);
-            heif_nclx_color_profile_free(nclx);
+            ct_heif.heif_nclx_color_profile_free(nclx);
             return;
         }
     }
@@ -1666,7 +1665,7 @@ static ct_status ct_heic_check_decode(const ct_heic_decoder *d, uint64_t needed,
 static ct_status ct_heic_decode_picture(ct_heic_decoder *d, const ct_decode_options *options,
                                         struct heif_color_profile_nclx *stream, int *has_stream, ct_error *error) {
     const ct_heic_item *item = &d->decoded->item;
-    int alpha = heif_image_handle_has_alpha_channel(d->decoded_handle) != 0;
+    int alpha = ct_heif.heif_image_handle_has_alpha_channel(d->decoded_handle) != 0;
     ct_layout layout = alpha ? CT_LAYOUT_RGBA : CT_LAYOUT_RGB;
     uint64_t peak, held;
     ct_status status = ct_heic_image_bytes(d, d->decoded, alpha, &peak, &held, error);
@@ -1679,14 +1678,14 @@ static ct_status ct_heic_decode_picture(ct_heic_decoder *d, const ct_decode_opti
     if (status != CT_OK) return status;
     if (ct_is_cancelled(options->cancel)) return ct_fail(error, CT_CANCELLED, "HEIC decode cancelled");
 
-    struct heif_decoding_options *decoding = heif_decoding_options_alloc();
+    struct heif_decoding_options *decoding = ct_heif.heif_decoding_options_alloc();
     if (decoding == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for libheif's decoding options");
     decoding->ignore_transformations = 1;
     ct_alloc_note(&d->alloc, (int64_t)peak);
     d->picture_bytes = peak;
-    struct heif_error result = heif_decode_image(d->decoded_handle, &d->picture, heif_colorspace_RGB, heif_chroma_444,
+    struct heif_error result = ct_heif.heif_decode_image(d->decoded_handle, &d->picture, heif_colorspace_RGB, heif_chroma_444,
                                                  decoding);
-    heif_decoding_options_free(decoding);
+    ct_heif.heif_decoding_options_free(decoding);
     status = ct_heic_library_status(d, result, "decoding the image", error);
     if (status != CT_OK) return status;
     /* from here on libheif holds the planes */
@@ -1703,14 +1702,14 @@ static ct_status ct_heic_decode_picture(ct_heic_decoder *d, const ct_decode_opti
         status = ct_heic_get_plane(d->picture, channels[c], &placed, &planes[c], error);
     if (status != CT_OK) return status;
     struct heif_error warning;
-    if (heif_image_get_decoding_warnings(d->picture, 0, &warning, 1) > 0)
+    if (ct_heif.heif_image_get_decoding_warnings(d->picture, 0, &warning, 1) > 0)
         snprintf(d->damage, sizeof d->damage, "HEVC decoder warning: %s", warning.message);
     struct heif_color_profile_nclx *nclx = NULL;
-    if (heif_image_get_nclx_color_profile(d->picture, &nclx).code == heif_error_Ok && nclx != NULL) {
+    if (ct_heif.heif_image_get_nclx_color_profile(d->picture, &nclx).code == heif_error_Ok && nclx != NULL) {
         *stream = *nclx;
         *has_stream = 1;
     }
-    heif_nclx_color_profile_free(nclx);
+    ct_heif.heif_nclx_color_profile_free(nclx);
 
     d->row = ct_alloc_bytes(&d->alloc, (size_t)placed.crop_width * 4);
     if (d->row == NULL) return ct_fail(error, CT_OUT_OF_MEMORY, "out of memory for a HEIC row");
@@ -1719,9 +1718,9 @@ static ct_status ct_heic_decode_picture(ct_heic_decoder *d, const ct_decode_opti
                                 d->thumb_width, d->thumb_height, error);
     if (status == CT_OK)
         status = ct_heic_feed_rows(d, &placed, planes, alpha,
-                                   heif_image_handle_is_premultiplied_alpha(d->decoded_handle) != 0, options->cancel,
+                                   ct_heif.heif_image_handle_is_premultiplied_alpha(d->decoded_handle) != 0, options->cancel,
                                    error);
-    heif_image_release(d->picture);
+    ct_heif.heif_image_release(d->picture);
     d->picture = NULL;
     ct_alloc_note(&d->alloc, -(int64_t)d->picture_bytes);
     d->picture_bytes = 0;
@@ -1767,6 +1766,8 @@ static ct_status ct_heic_decode_image(ct_heic_decoder *d, const ct_heic_referenc
 /* ---- entry points ---- */
 
 ct_status ct_heic_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
+    ct_status loaded = ct_heif_load(error);
+    if (loaded != CT_OK) return loaded;
     ct_heic_decoder d;
     ct_heic_references refs;
     ct_status status = ct_heic_open(&d, input, limits, NULL, &refs, error);
@@ -1777,6 +1778,8 @@ ct_status ct_heic_probe(ct_input *input, const ct_limits *limits, ct_image_info 
 
 ct_status ct_heic_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                          ct_error *error) {
+    ct_status loaded = ct_heif_load(error);
+    if (loaded != CT_OK) return loaded;
     ct_heic_decoder d;
     ct_heic_references refs;
     ct_status status = ct_heic_open(&d, input, &options->limits, options->cancel, &refs, error);

@@ -22,6 +22,9 @@ ct_status ct_fail(ct_error *error, ct_status status, const char *format, ...)
  */
 ct_status ct_fail_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit);
 
+/** Like ct_fail_memory_limit, for a JPEG XL decode past limits.max_jxl_decoder_memory `limit`. */
+ct_status ct_fail_jxl_memory_limit(ct_error *error, const char *what, uint64_t needed, uint64_t limit);
+
 /* ---- allocation accounting -------------------------------------------- */
 
 /**

@@ -7,7 +7,8 @@
  * codestreams and the ISO-BMFF container are both read; a recompressed JPEG
  * (jbrd box) is decoded to pixels like any other file, never back to a JPEG.
  * Only the first frame is decoded (an animation's, coalesced): decoding stops
- * at its JXL_DEC_FULL_IMAGE. libjxl keeps the stored orientation
+ * at its JXL_DEC_FULL_IMAGE, so a file cut anywhere before that end fails
+ * with CT_TRUNCATED. libjxl keeps the stored orientation
  * (JxlDecoderSetKeepOrientation) and ct_finish_orientation turns the
  * thumbnail, as for the other formats.
  *
@@ -22,46 +23,73 @@
  * neighbour's border, and in the file's group order, which may start at the
  * centre.
  *
- * The DC path: when the thumbnail is at most 1/8 of the image each way and
- * options->progressive_dc_decoding is set, decoding stops at the frame's
- * JXL_DEC_FRAME_PROGRESSION for its DC (the 1/8 image of a VarDCT frame),
- * which is flushed (JxlDecoderFlushImage) to the same callback: no AC data is
- * decoded and the rest of the file is never read, so a file cut short after
- * its DC still gives a thumbnail. Files without that event (modular frames:
- * lossless, cjxl -m; VarDCT with alpha) and flushes that miss pixels are
- * decoded in full. libjxl 0.7 flushes the DC upsampled to full size, through
- * three 2x upsampling stages, and that costs more than the AC decode it
- * saves: a 24 MP lossy file takes 1.1 s of CPU on this path against 0.65 s
- * in full (clang -O2). The path saves input (a third of that file) and
- * little memory (65 MB of libjxl heap instead of 69).
+ * There is no reduced-resolution path: every frame is decoded in full and
+ * scale_numerator is always 8. Two were tried with libjxl 0.7 and measured
+ * worse than the full decode. Stopping at the DC
+ * (JxlDecoderSetProgressiveDetail(kDC), JxlDecoderFlushImage at the DC's
+ * JXL_DEC_FRAME_PROGRESSION) took 0.95 s of CPU against 0.59 s for the full
+ * decode of a 24 MP lossy file (clang -O2, medians of five): libjxl 0.7
+ * renders a flush only at full resolution (the 1/8 DC upsampled through
+ * three 2x stages) and has no way to render at a reduced one. The event
+ * never came for lossy files with alpha or for modular ones, and a file cut
+ * after its DC gave a thumbnail instead of CT_TRUNCATED. Reconstructing a
+ * recompressed JPEG (jbrd) and decoding that at 1/8 took 0.9 s and 165 MB
+ * of RSS, more than the pixel decode (0.44 s for 24 MP).
  *
  * Colour: an XYB (lossy) image is rendered as sRGB by libjxl itself
  * (JxlDecoderSetPreferredColorProfile); left alone it would give linear sRGB
  * for a file with an ICC profile. With convert_to_srgb, the colour space of
  * the decoded pixels decides the rest: encoded sRGB needs nothing, PQ and HLG
  * are left alone with a note, anything else goes to ct_color_to_srgb as the
- * ICC profile libjxl gives for it.
+ * ICC profile libjxl gives for it, once libjxl is destroyed.
  *
  * Memory. libjxl 0.7 allocates only its decoder object (3,768 bytes) through
- * the JxlMemoryManager, everything else with malloc. The manager counts what
- * it sees in the decode's ct_alloc and refuses what would pass
- * limits.max_decoder_memory; the rest is an estimate from the header,
- * checked against the limit before any pixel is decoded and noted in
- * peak_bytes, as for WebP. libjxl's peak heap, measured with mallinfo2 on
- * cjxl 0.7 files through this decoder, in bytes a pixel: lossy 2.7–3.6
- * (with photon noise 5.8), recompressed JPEG 0.4–1.8, lossless 0.5 (RGBA
- * 0.6), lossy with alpha 32, RGBA animations 18 (lossless) and 34 (lossy),
- * plus 1.3–5.4 MB whatever the size. The estimate: 3 bytes a pixel for XYB,
- * 2 otherwise; per extra channel 30 more for XYB, 4 otherwise; for an
- * animation, which keeps its first frame as a reference, 4 more per channel
- * (3 + extra); plus 8 MiB. It covers all of those but photon noise (the
- * decode's measured peak is 1.3 times peak_bytes at 6 MP) and the squeeze
- * transform (cjxl -m, cjxl -p -d 0), which keeps the whole frame as 32-bit
- * samples: 13 bytes a pixel for RGB, 2.9 to 3.7 times peak_bytes.
+ * the JxlMemoryManager, everything else with malloc, and it aborts the
+ * process when malloc fails. The manager counts what it sees in the decode's
+ * ct_alloc and refuses what would pass limits.max_jxl_decoder_memory (in
+ * place of max_decoder_memory for JPEG XL); the rest
+ * is an estimate from the header, checked with the filter's memory against
+ * the limit before any pixel is decoded (ct_fail_jxl_memory_limit naming the
+ * bytes), noted in peak_bytes until libjxl is destroyed, and given as
+ * whole_image_bytes (less its fixed part) by the probe.
  *
- * The bound, for an image of w x h with e extra channels and a thumbnail of
- * tw x th whose filter layout has s samples a pixel (1 to 4):
- *   peak_bytes <= 8 MiB + w·h·((XYB ? 3 + 30·e : 2 + 4·e) + (animated ? 4·(3 + e) : 0))
+ * The estimate is an upper bound of libjxl's heap as counted by a malloc
+ * that sees every allocation of the process, over files made by cjxl 0.7 in
+ * its modes and their combinations: lossy, lossy with alpha, lossless, -m,
+ * -p, -p -d 0, --photon_noise, -g 0 to 3, --resampling, animations,
+ * recompressed JPEGs, gray, 8-, 10-, 16-bit and float input; 8 x 8 to
+ * 24 MP, 1 x 30000 and 30000 x 1. What costs most is not in the header
+ * (VarDCT or modular, the squeeze transform, photon noise, the group size),
+ * so each is taken at its worst:
+ *  - Group buffers. When a frame is not rendered as its groups arrive (seen
+ *    with extra channels on a VarDCT frame and with photon noise on a
+ *    modular one), libjxl keeps every group's render channels as 4-byte
+ *    floats with a border of about 25 px: 3 colour channels (gray too), 3
+ *    noise channels and the extra ones. A VarDCT group is 256 px, a modular
+ *    one 128 to 1024 px: 128 px costs most on large images (the bordered
+ *    groups cover twice the pixels), 1024 px on small and narrow ones
+ *    (measured: 28 MB for an 8 x 8 image, 834 MB for a 30000 x 1 one).
+ *  - Whole-image planes. A modular frame is decoded into 32-bit planes, one
+ *    per channel (3 for XYB or colour, 1 for plain gray, and the extra
+ *    ones), with temporaries as large for the squeeze transform (cjxl -m,
+ *    -p -d 0), and an animation keeps its frame for the next ones.
+ *  - Tables and state of a few MB, whatever the size.
+ * A file with none of the costly features uses far less (a 24 MP lossy one
+ * 74 MB of the 2,044 MB estimated, a 24 MP recompressed JPEG 16 to 39 MB),
+ * but nothing in the header tells it apart.
+ *
+ * libjxl's estimate, for an image of w x h with e extra channels and c
+ * modular colour channels (3, or 1 for gray that is not XYB):
+ *   G = the largest, over g = 128, 256, 512 and 1024, of ceil(w/g)·ceil(h/g)·(g + 64)²
+ *   E = 8 MiB + 4·(6 + e)·G + (w + 80)·h·(7·(c + e) + 8 + (animated ? 8·(c + e) : 0))
+ * Measured real heap / peak_bytes over 852 such files: at most 0.97 (30000
+ * x 1 with 1024 px groups and noise), 0.88 from 0.3 to 24 MP (noise on a
+ * squeezed frame with 128 px groups), median 0.21; from 3 MP up, 0.04 to
+ * 0.06 for lossy files and 0.01 to 0.05 for recompressed JPEGs.
+ *
+ * The bound, for a thumbnail of tw x th whose filter layout has s samples a
+ * pixel (1 to 4):
+ *   peak_bytes <= E
  *                 + 8·s·tw·th + 8·w    (the sparse filter's sums and column tables)
  *                 + 4·w                (one strip in 8 bits)
  *                 + 64 KiB + 64        (the input window; none for a memory input)
@@ -71,17 +99,16 @@
  *                                       and LittleCMS, capped in ct_color.c)
  *
  * libjxl cannot be stopped from its callback: once the cancel token is seen
- * there the strips are skipped, and the decode returns when libjxl does (for
- * the DC flush, after it). libjxl reports failures only as JXL_DEC_ERROR (and
- * prints its own message on stderr): with all the input given, a failure is
- * the data ending too soon; otherwise it is taken as damage, for libjxl does
- * not say which feature it refuses.
+ * there the strips are skipped, and the decode returns when libjxl does.
+ * libjxl reports failures only as JXL_DEC_ERROR (and prints its own message
+ * on stderr): with all the input given, a failure is the data ending too
+ * soon; otherwise it is taken as damage, for libjxl does not say which
+ * feature it refuses.
  */
-#include <jxl/decode.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ct_internal.h"
+#include "ct_codec_libraries.h"
 
 /* Bytes of input handed to libjxl at a time; the cancel token is looked at between chunks. */
 #define CT_JXL_CHUNK (64u * 1024u)
@@ -89,16 +116,21 @@
 #define CT_JXL_WINDOW_SLACK 64u
 /* Strips from libjxl between looks at the cancel token inside the callback. */
 #define CT_JXL_CANCEL_INTERVAL 32u
-/* The DC is the image at 1/8 in each dimension. */
-#define CT_JXL_DC_RATIO 8u
 
-/* The estimate of libjxl's malloc'd working memory (see the top of the file). */
+/* The estimate of libjxl's malloc'd working memory, from the header (see the top of the file). */
 #define CT_JXL_FIXED_BYTES (8u * 1024u * 1024u)
-#define CT_JXL_XYB_BYTES_PER_PIXEL 3u
-#define CT_JXL_PLAIN_BYTES_PER_PIXEL 2u
-#define CT_JXL_XYB_EXTRA_BYTES_PER_PIXEL 30u
-#define CT_JXL_PLAIN_EXTRA_BYTES_PER_PIXEL 4u
-#define CT_JXL_REFERENCE_BYTES_PER_SAMPLE 4u
+/* Group buffers: 4-byte samples of 3 colour, 3 photon-noise and the extra channels, each group with its borders. */
+#define CT_JXL_GROUP_MIN 128u
+#define CT_JXL_GROUP_MAX 1024u
+#define CT_JXL_GROUP_BORDERS 64u
+#define CT_JXL_GROUP_CHANNELS 6u
+#define CT_JXL_GROUP_SAMPLE_BYTES 4u
+/* Whole-image planes, per pixel of rows padded by CT_JXL_ROW_SLACK: so many bytes per modular channel, plus a few. */
+#define CT_JXL_ROW_SLACK 80u
+#define CT_JXL_PLANE_BYTES_PER_CHANNEL 7u
+#define CT_JXL_PLANE_BYTES 8u
+/* An animation's reference frames, per pixel and modular channel. */
+#define CT_JXL_REFERENCE_BYTES_PER_CHANNEL 8u
 
 typedef struct ct_jxl_decoder {
     ct_alloc alloc;
@@ -123,12 +155,9 @@ typedef struct ct_jxl_decoder {
     uint32_t thumb_width, thumb_height;
     ct_layout layout;
     uint32_t channels; /* floats a pixel libjxl writes: 3 or 4 */
-    int want_dc;
-    uint8_t scale_numerator;
     ct_row_output output;
     int output_ready;
     uint8_t *strip; /* one strip in the layout's 8-bit samples */
-    uint64_t pixels_received;
     uint32_t strips;
     int cancelled; /* seen by the callback, acted on when libjxl returns */
     /* colour */
@@ -141,7 +170,7 @@ typedef struct ct_jxl_decoder {
 
 /* ---- libjxl's memory manager ---- */
 
-/* Bytes that count against limits.max_decoder_memory: everything but the thumbnail. */
+/* Bytes that count against limits.max_jxl_decoder_memory: everything but the thumbnail. */
 static uint64_t ct_jxl_working_bytes(const ct_jxl_decoder *d) {
     uint64_t thumbnail = d->output.pixels != NULL ? d->output.pixel_bytes : 0;
     return d->alloc.current > thumbnail ? d->alloc.current - thumbnail : 0;
@@ -150,7 +179,7 @@ static uint64_t ct_jxl_working_bytes(const ct_jxl_decoder *d) {
 /* ct_alloc_bytes keeps each block's size in a 16-byte header, so frees are counted and max_align_t alignment holds. */
 static void *ct_jxl_allocate(void *opaque, size_t size) {
     ct_jxl_decoder *d = opaque;
-    uint64_t limit = d->limits->max_decoder_memory;
+    uint64_t limit = d->limits->max_jxl_decoder_memory;
     uint64_t wanted = ct_jxl_working_bytes(d) + size;
     if (limit != 0 && wanted > limit) {
         if (d->refused_bytes == 0) d->refused_bytes = wanted;
@@ -172,29 +201,29 @@ static ct_status ct_jxl_open(ct_jxl_decoder *d, ct_input *input, const ct_limits
     d->input = input;
     d->limits = limits;
     d->cancel = cancel;
-    d->scale_numerator = 8;
     if (ct_input_seek(input, 0) != 0) return ct_fail(&d->error, CT_IO_ERROR, "cannot rewind the JPEG XL input");
     /* libjxl copies the manager; opaque stays valid as long as the decoder does. */
     JxlMemoryManager manager = {d, ct_jxl_allocate, ct_jxl_release};
-    d->jxl = JxlDecoderCreate(&manager);
+    d->jxl = ct_jxl.JxlDecoderCreate(&manager);
     if (d->jxl == NULL) {
         if (d->refused_bytes != 0)
-            return ct_fail_memory_limit(&d->error, "JPEG XL (libjxl's decoder)", d->refused_bytes,
-                                        limits->max_decoder_memory);
+            return ct_fail_jxl_memory_limit(&d->error, "JPEG XL (libjxl's decoder)", d->refused_bytes,
+                                            limits->max_jxl_decoder_memory);
         return ct_fail(&d->error, CT_OUT_OF_MEMORY, "out of memory creating the JPEG XL decoder");
     }
-    if (JxlDecoderSetKeepOrientation(d->jxl, JXL_TRUE) != JXL_DEC_SUCCESS
-        || JxlDecoderSubscribeEvents(d->jxl, events) != JXL_DEC_SUCCESS
-        || ((events & JXL_DEC_FRAME_PROGRESSION) != 0
-            && JxlDecoderSetProgressiveDetail(d->jxl, kDC) != JXL_DEC_SUCCESS))
+    if (ct_jxl.JxlDecoderSetKeepOrientation(d->jxl, JXL_TRUE) != JXL_DEC_SUCCESS
+        || ct_jxl.JxlDecoderSubscribeEvents(d->jxl, events) != JXL_DEC_SUCCESS)
         return ct_fail(&d->error, CT_UNSUPPORTED_FEATURE, "libjxl refused the JPEG XL decoder's settings");
     return CT_OK;
 }
 
-/* Frees libjxl and the buffers; the thumbnail pixels are the caller's to take or free. */
-static void ct_jxl_close(ct_jxl_decoder *d) {
+/*
+ * Frees libjxl (taking its estimate out of the count), the input window, the
+ * strip and the filter: all but the thumbnail and the ICC profile.
+ */
+static void ct_jxl_release_decoding(ct_jxl_decoder *d) {
     if (d->jxl != NULL) {
-        JxlDecoderDestroy(d->jxl);
+        ct_jxl.JxlDecoderDestroy(d->jxl);
         d->jxl = NULL;
     }
     ct_alloc_note(&d->alloc, -(int64_t)d->library_estimate);
@@ -202,8 +231,14 @@ static void ct_jxl_close(ct_jxl_decoder *d) {
     ct_resampler_free(&d->output.resampler);
     ct_alloc_free(&d->alloc, d->window);
     ct_alloc_free(&d->alloc, d->strip);
+    d->window = d->strip = NULL;
+}
+
+/* Frees everything but the thumbnail pixels, which are the caller's to take or free. */
+static void ct_jxl_close(ct_jxl_decoder *d) {
+    ct_jxl_release_decoding(d);
     ct_alloc_free(&d->alloc, d->icc);
-    d->window = d->strip = d->icc = NULL;
+    d->icc = NULL;
 }
 
 static ct_status ct_jxl_truncated(ct_jxl_decoder *d, const char *where) {
@@ -219,7 +254,8 @@ static ct_status ct_jxl_truncated(ct_jxl_decoder *d, const char *where) {
 static ct_status ct_jxl_library_error(ct_jxl_decoder *d, const char *where) {
     if (d->error.status != CT_OK) return d->error.status;
     if (d->refused_bytes != 0)
-        return ct_fail_memory_limit(&d->error, "JPEG XL (libjxl)", d->refused_bytes, d->limits->max_decoder_memory);
+        return ct_fail_jxl_memory_limit(&d->error, "JPEG XL (libjxl)", d->refused_bytes,
+                                        d->limits->max_jxl_decoder_memory);
     return ct_fail(&d->error, CT_CORRUPT, "JPEG XL is corrupt %s (libjxl failed after %llu bytes of input)", where,
                    (unsigned long long)d->bytes_read);
 }
@@ -229,7 +265,7 @@ static size_t ct_jxl_feed_memory(ct_jxl_decoder *d, size_t kept) {
     ct_input *input = d->input;
     size_t remaining = input->size - input->position;
     size_t chunk = remaining < CT_JXL_CHUNK ? remaining : CT_JXL_CHUNK;
-    if (kept + chunk > 0) JxlDecoderSetInput(d->jxl, input->data + input->position - kept, kept + chunk);
+    if (kept + chunk > 0) ct_jxl.JxlDecoderSetInput(d->jxl, input->data + input->position - kept, kept + chunk);
     input->position += chunk;
     return chunk;
 }
@@ -253,7 +289,7 @@ static ct_status ct_jxl_feed_file(ct_jxl_decoder *d, size_t kept, size_t *added)
         return ct_fail(&d->error, CT_IO_ERROR, "could not read the JPEG XL input after %llu bytes",
                        (unsigned long long)d->bytes_read);
     d->window_used = kept + *added;
-    if (d->window_used > 0) JxlDecoderSetInput(d->jxl, d->window, d->window_used);
+    if (d->window_used > 0) ct_jxl.JxlDecoderSetInput(d->jxl, d->window, d->window_used);
     return CT_OK;
 }
 
@@ -263,7 +299,7 @@ static ct_status ct_jxl_feed_file(ct_jxl_decoder *d, size_t kept, size_t *added)
  * for more after that, the data is cut short.
  */
 static ct_status ct_jxl_feed(ct_jxl_decoder *d, const char *where) {
-    size_t kept = JxlDecoderReleaseInput(d->jxl);
+    size_t kept = ct_jxl.JxlDecoderReleaseInput(d->jxl);
     if (d->input_closed) return ct_jxl_truncated(d, where);
     if (ct_is_cancelled(d->cancel)) return ct_fail(&d->error, CT_CANCELLED, "JPEG XL decode cancelled");
     size_t added = 0;
@@ -275,7 +311,7 @@ static ct_status ct_jxl_feed(ct_jxl_decoder *d, const char *where) {
     }
     d->bytes_read += added;
     if (added == 0) {
-        JxlDecoderCloseInput(d->jxl);
+        ct_jxl.JxlDecoderCloseInput(d->jxl);
         d->input_closed = 1;
     }
     return CT_OK;
@@ -287,7 +323,7 @@ static ct_status ct_jxl_feed(ct_jxl_decoder *d, const char *where) {
  */
 static ct_status ct_jxl_next_event(ct_jxl_decoder *d, const char *where, JxlDecoderStatus *event) {
     for (;;) {
-        JxlDecoderStatus status = JxlDecoderProcessInput(d->jxl);
+        JxlDecoderStatus status = ct_jxl.JxlDecoderProcessInput(d->jxl);
         if (d->cancelled || ct_is_cancelled(d->cancel))
             return ct_fail(&d->error, CT_CANCELLED, "JPEG XL decode cancelled");
         /* With all the data given, libjxl failing (it says "missing input") means the data ends too soon. */
@@ -305,19 +341,45 @@ static ct_status ct_jxl_next_event(ct_jxl_decoder *d, const char *where, JxlDeco
 
 /* ---- the header ---- */
 
-/* libjxl's working memory per pixel, as estimated at the top of the file. */
-static uint64_t ct_jxl_bytes_per_pixel(const JxlBasicInfo *basic) {
-    int xyb = !basic->uses_original_profile;
+/* a·b, or UINT64_MAX when that does not fit: the estimate of a hostile header saturates instead of wrapping. */
+static uint64_t ct_jxl_multiply(uint64_t a, uint64_t b) {
+    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static uint64_t ct_jxl_add(uint64_t a, uint64_t b) {
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/*
+ * The area libjxl's group buffers cover, borders included, at the group size
+ * that makes it largest: the file's group size is not in the header.
+ */
+static uint64_t ct_jxl_group_area(uint64_t width, uint64_t height) {
+    uint64_t largest = 0;
+    for (uint64_t size = CT_JXL_GROUP_MIN; size <= CT_JXL_GROUP_MAX; size *= 2) {
+        uint64_t side = size + CT_JXL_GROUP_BORDERS;
+        uint64_t area = ct_jxl_multiply(((width + size - 1) / size) * ((height + size - 1) / size), side * side);
+        if (area > largest) largest = area;
+    }
+    return largest;
+}
+
+/* libjxl's working memory less its fixed part, as estimated at the top of the file. */
+static uint64_t ct_jxl_image_bytes(const JxlBasicInfo *basic) {
     uint64_t extra = basic->num_extra_channels;
-    uint64_t bytes = xyb ? CT_JXL_XYB_BYTES_PER_PIXEL : CT_JXL_PLAIN_BYTES_PER_PIXEL;
-    bytes += extra * (xyb ? CT_JXL_XYB_EXTRA_BYTES_PER_PIXEL : CT_JXL_PLAIN_EXTRA_BYTES_PER_PIXEL);
-    if (basic->have_animation) bytes += CT_JXL_REFERENCE_BYTES_PER_SAMPLE * (3 + extra);
-    return bytes;
+    /* XYB is three channels even for gray. */
+    uint64_t channels = (!basic->uses_original_profile || basic->num_color_channels != 1 ? 3 : 1) + extra;
+    uint64_t group_bytes = ct_jxl_multiply(ct_jxl_group_area(basic->xsize, basic->ysize),
+                                           CT_JXL_GROUP_SAMPLE_BYTES * (CT_JXL_GROUP_CHANNELS + extra));
+    uint64_t plane_bytes_per_pixel = CT_JXL_PLANE_BYTES_PER_CHANNEL * channels + CT_JXL_PLANE_BYTES;
+    if (basic->have_animation) plane_bytes_per_pixel += CT_JXL_REFERENCE_BYTES_PER_CHANNEL * channels;
+    uint64_t padded_pixels = ((uint64_t)basic->xsize + CT_JXL_ROW_SLACK) * basic->ysize;
+    return ct_jxl_add(group_bytes, ct_jxl_multiply(padded_pixels, plane_bytes_per_pixel));
 }
 
 /* Reads the basic info, checks the size limits and describes the image. */
 static ct_status ct_jxl_describe(ct_jxl_decoder *d) {
-    if (JxlDecoderGetBasicInfo(d->jxl, &d->basic) != JXL_DEC_SUCCESS)
+    if (ct_jxl.JxlDecoderGetBasicInfo(d->jxl, &d->basic) != JXL_DEC_SUCCESS)
         return ct_fail(&d->error, CT_CORRUPT, "JPEG XL header cannot be read");
     const JxlBasicInfo *basic = &d->basic;
     ct_status status = ct_check_limits(basic->xsize, basic->ysize, d->limits, &d->error);
@@ -329,7 +391,7 @@ static ct_status ct_jxl_describe(ct_jxl_decoder *d) {
      */
     for (uint32_t index = 0; index < basic->num_extra_channels; index++) {
         JxlExtraChannelInfo channel;
-        if (JxlDecoderGetExtraChannelInfo(d->jxl, index, &channel) == JXL_DEC_SUCCESS
+        if (ct_jxl.JxlDecoderGetExtraChannelInfo(d->jxl, index, &channel) == JXL_DEC_SUCCESS
             && channel.type == JXL_CHANNEL_BLACK)
             return ct_fail(&d->error, CT_UNSUPPORTED_FEATURE, "JPEG XL with a black (CMYK) channel is not supported");
     }
@@ -343,7 +405,7 @@ static ct_status ct_jxl_describe(ct_jxl_decoder *d) {
     info->has_alpha = basic->alpha_bits != 0;
     info->components = (uint8_t)((basic->num_color_channels == 1 ? 1 : 3) + info->has_alpha);
     info->bit_depth = (uint8_t)(basic->bits_per_sample < 255 ? basic->bits_per_sample : 255);
-    info->whole_image_bytes = (uint64_t)basic->xsize * basic->ysize * ct_jxl_bytes_per_pixel(basic);
+    info->whole_image_bytes = ct_jxl_image_bytes(basic);
     return CT_OK;
 }
 
@@ -357,6 +419,8 @@ static ct_status ct_jxl_read_header(ct_jxl_decoder *d) {
 }
 
 ct_status ct_jxl_probe(ct_input *input, const ct_limits *limits, ct_image_info *info, ct_error *error) {
+    ct_status loaded = ct_jxl_load(error);
+    if (loaded != CT_OK) return loaded;
     ct_jxl_decoder d;
     ct_status status = ct_jxl_open(&d, input, limits, NULL, JXL_DEC_BASIC_INFO);
     if (status == CT_OK) status = ct_jxl_read_header(&d);
@@ -373,7 +437,7 @@ ct_status ct_jxl_probe(ct_input *input, const ct_limits *limits, ct_image_info *
 /* ---- planning the decode ---- */
 
 /*
- * Sizes the thumbnail, picks the layout and the path, and checks libjxl's
+ * Sizes the thumbnail, picks the layout, and checks libjxl's
  * estimated memory and the filter's against the limit before any of it
  * exists; notes the estimate in the peak.
  */
@@ -386,23 +450,25 @@ static ct_status ct_jxl_plan(ct_jxl_decoder *d, const ct_decode_options *options
     d->channels = d->info.has_alpha ? 4 : 3;
     d->layout = gray ? (d->info.has_alpha ? CT_LAYOUT_GRAY_ALPHA : CT_LAYOUT_GRAY)
                      : (d->info.has_alpha ? CT_LAYOUT_RGBA : CT_LAYOUT_RGB);
-    /* The DC path renders libjxl's flush at full size, slower than the whole decode: off. */
-    d->want_dc = 0;
 
-    uint64_t estimate = CT_JXL_FIXED_BYTES + d->info.whole_image_bytes;
+    /* At most INT64_MAX, so that it can be noted; a limit refuses it long before. */
+    uint64_t estimate = ct_jxl_add(CT_JXL_FIXED_BYTES, d->info.whole_image_bytes);
+    if (estimate > (uint64_t)INT64_MAX) estimate = (uint64_t)INT64_MAX;
     /* The input window already exists (the header came through it); the strip does not yet. */
     uint64_t strip = (uint64_t)width * 4;
-    uint64_t limit = d->limits->max_decoder_memory;
-    char what[112];
-    snprintf(what, sizeof what, "JPEG XL image of %ux%u (libjxl's buffers estimated from the header, and the filter)",
-             width, height);
-    ct_status status = ct_resampler_check_limit(what, ct_jxl_working_bytes(d) + estimate + strip, limit, width, height,
-                                                d->thumb_width, d->thumb_height, d->layout, 1, &d->error);
-    if (status != CT_OK) return status;
+    uint64_t limit = d->limits->max_jxl_decoder_memory;
+    uint64_t needed = ct_jxl_working_bytes(d) + estimate + strip
+                    + ct_resampler_working_bytes(width, height, d->thumb_width, d->thumb_height, d->layout, 1);
+    if (limit != 0 && needed > limit) {
+        char what[112];
+        snprintf(what, sizeof what,
+                 "JPEG XL image of %ux%u (libjxl's buffers estimated from the header, and the filter)", width, height);
+        return ct_fail_jxl_memory_limit(&d->error, what, needed, limit);
+    }
     d->library_estimate = estimate;
     ct_alloc_note(&d->alloc, (int64_t)estimate);
     /* Premultiplied alpha would be filtered as straight alpha twice over; libjxl undoes it. */
-    if (basic->alpha_premultiplied && JxlDecoderSetUnpremultiplyAlpha(d->jxl, JXL_TRUE) != JXL_DEC_SUCCESS)
+    if (basic->alpha_premultiplied && ct_jxl.JxlDecoderSetUnpremultiplyAlpha(d->jxl, JXL_TRUE) != JXL_DEC_SUCCESS)
         return ct_fail(&d->error, CT_UNSUPPORTED_FEATURE, "libjxl cannot unpremultiply this JPEG XL's alpha");
     return CT_OK;
 }
@@ -419,7 +485,7 @@ static int ct_jxl_is_srgb(const JxlColorEncoding *encoding) {
 /* Keeps the ICC profile of the decoded pixels for the colour stage, unless it would break the memory limit. */
 static void ct_jxl_keep_profile(ct_jxl_decoder *d) {
     size_t size;
-    JxlDecoderStatus got = JxlDecoderGetICCProfileSize(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size);
+    JxlDecoderStatus got = ct_jxl.JxlDecoderGetICCProfileSize(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size);
     if (got != JXL_DEC_SUCCESS || size == 0) {
         ct_color_ignore(&d->color, "libjxl gives no ICC profile for the decoded pixels");
         return;
@@ -428,7 +494,7 @@ static void ct_jxl_keep_profile(ct_jxl_decoder *d) {
         ct_color_ignore(&d->color, "the ICC profile is %zu bytes, over the limit of %u", size, CT_COLOR_PROFILE_MAX);
         return;
     }
-    uint64_t limit = d->limits->max_decoder_memory;
+    uint64_t limit = d->limits->max_jxl_decoder_memory;
     if (limit != 0 && ct_jxl_working_bytes(d) + size > limit) {
         ct_color_ignore(&d->color, "the %zu-byte ICC profile does not fit the decoder memory limit", size);
         return;
@@ -438,7 +504,7 @@ static void ct_jxl_keep_profile(ct_jxl_decoder *d) {
         ct_color_ignore(&d->color, "out of memory for the %zu-byte ICC profile", size);
         return;
     }
-    if (JxlDecoderGetColorAsICCProfile(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
+    if (ct_jxl.JxlDecoderGetColorAsICCProfile(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, d->icc, size) != JXL_DEC_SUCCESS) {
         ct_alloc_free(&d->alloc, d->icc);
         d->icc = NULL;
         ct_color_ignore(&d->color, "libjxl could not give the ICC profile of the decoded pixels");
@@ -463,14 +529,14 @@ static void ct_jxl_read_color(ct_jxl_decoder *d, int convert_to_srgb) {
         srgb.primaries = JXL_PRIMARIES_SRGB;
         srgb.transfer_function = JXL_TRANSFER_FUNCTION_SRGB;
         srgb.rendering_intent = JXL_RENDERING_INTENT_RELATIVE;
-        JxlDecoderSetPreferredColorProfile(d->jxl, &srgb);
+        ct_jxl.JxlDecoderSetPreferredColorProfile(d->jxl, &srgb);
     }
     if (!convert_to_srgb) return;
     JxlColorEncoding original, data;
-    int original_srgb = JxlDecoderGetColorAsEncodedProfile(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL,
+    int original_srgb = ct_jxl.JxlDecoderGetColorAsEncodedProfile(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL,
                                                            &original) == JXL_DEC_SUCCESS
         && ct_jxl_is_srgb(&original);
-    if (JxlDecoderGetColorAsEncodedProfile(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &data) == JXL_DEC_SUCCESS) {
+    if (ct_jxl.JxlDecoderGetColorAsEncodedProfile(d->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &data) == JXL_DEC_SUCCESS) {
         if (ct_jxl_is_srgb(&data)) {
             d->color.status = original_srgb || !xyb ? CT_COLOR_SRGB : CT_COLOR_CONVERTED;
             snprintf(d->color.profile, sizeof d->color.profile, "%s",
@@ -529,7 +595,6 @@ static void ct_jxl_receive(void *opaque, size_t x, size_t y, size_t count, const
         break;
     }
     ct_resampler_add_pixels(&d->output.resampler, (uint32_t)y, (uint32_t)x, 1, (uint32_t)count, out);
-    d->pixels_received += count;
 }
 
 /* At JXL_DEC_NEED_IMAGE_OUT_BUFFER: the thumbnail, the filter and a strip buffer, then the callback. */
@@ -543,55 +608,26 @@ static ct_status ct_jxl_prepare_output(ct_jxl_decoder *d) {
         d->output_ready = 1;
     }
     JxlPixelFormat format = {d->channels, JXL_TYPE_FLOAT, JXL_NATIVE_ENDIAN, 0};
-    if (JxlDecoderSetImageOutCallback(d->jxl, &format, ct_jxl_receive, d) != JXL_DEC_SUCCESS)
+    if (ct_jxl.JxlDecoderSetImageOutCallback(d->jxl, &format, ct_jxl_receive, d) != JXL_DEC_SUCCESS)
         return ct_fail(&d->error, CT_UNSUPPORTED_FEATURE, "libjxl cannot write this JPEG XL as float RGB%s",
                        d->channels == 4 ? "A" : "");
     return CT_OK;
 }
 
-/* Empties the filter's sums, for the full decode after a flush that left pixels out. */
-static ct_status ct_jxl_restart_output(ct_jxl_decoder *d) {
-    ct_resampler_free(&d->output.resampler);
-    d->pixels_received = 0;
-    return ct_resampler_init_sparse(&d->output.resampler, &d->alloc, d->basic.xsize, d->basic.ysize,
-                                    d->thumb_width, d->thumb_height, d->layout, d->output.pixels, &d->error);
-}
-
-/*
- * At JXL_DEC_FRAME_PROGRESSION: when the step is the DC and the thumbnail
- * wants no more, flushes it to the callback. Sets *done when every pixel
- * came; otherwise the decode goes on to the full frame.
- */
-static ct_status ct_jxl_try_dc(ct_jxl_decoder *d, int *done) {
-    *done = 0;
-    if (!d->want_dc || !d->output_ready || JxlDecoderGetIntendedDownsamplingRatio(d->jxl) < CT_JXL_DC_RATIO)
-        return CT_OK;
-    int flushed = JxlDecoderFlushImage(d->jxl) == JXL_DEC_SUCCESS;
-    if (d->cancelled || ct_is_cancelled(d->cancel)) return ct_fail(&d->error, CT_CANCELLED, "JPEG XL decode cancelled");
-    if (flushed && d->pixels_received == (uint64_t)d->basic.xsize * d->basic.ysize) {
-        d->scale_numerator = 8 / CT_JXL_DC_RATIO;
-        *done = 1;
-        return CT_OK;
-    }
-    return d->pixels_received == 0 ? CT_OK : ct_jxl_restart_output(d);
-}
-
-/* Runs libjxl from the header to the first frame's pixels (its DC, or all of it). */
+/* Runs libjxl from the header to the end of the first frame. */
 static ct_status ct_jxl_decode_frame(ct_jxl_decoder *d, const ct_decode_options *options) {
     for (;;) {
         JxlDecoderStatus event;
         ct_status status = ct_jxl_next_event(d, "before its first frame ends", &event);
         if (status != CT_OK) return status;
-        int done = 0;
         switch (event) {
         case JXL_DEC_COLOR_ENCODING: ct_jxl_read_color(d, options->convert_to_srgb); break;
         case JXL_DEC_NEED_IMAGE_OUT_BUFFER: status = ct_jxl_prepare_output(d); break;
-        case JXL_DEC_FRAME_PROGRESSION: status = ct_jxl_try_dc(d, &done); break;
-        case JXL_DEC_FULL_IMAGE: done = 1; break;
+        case JXL_DEC_FULL_IMAGE: return CT_OK;
         case JXL_DEC_SUCCESS: return ct_fail(&d->error, CT_CORRUPT, "JPEG XL codestream ends without a frame");
         default: break;
         }
-        if (status != CT_OK || done) return status;
+        if (status != CT_OK) return status;
     }
 }
 
@@ -602,6 +638,8 @@ static ct_status ct_jxl_decode_steps(ct_jxl_decoder *d, const ct_decode_options 
     if (status != CT_OK) return status;
     if (!d->output_ready) return ct_fail(&d->error, CT_CORRUPT, "JPEG XL frame has no pixels");
     ct_resampler_finish_sparse(&d->output.resampler);
+    /* libjxl, the filter and the input are done with: the colour stage's memory does not add to theirs. */
+    ct_jxl_release_decoding(d);
     if (d->icc != NULL) {
         ct_color_model model = d->basic.num_color_channels == 1 ? CT_COLOR_MODEL_GRAY : CT_COLOR_MODEL_RGB;
         ct_color_to_srgb(&d->alloc, d->output.pixels, d->thumb_width, d->thumb_height, model, d->icc, d->icc_size,
@@ -612,10 +650,11 @@ static ct_status ct_jxl_decode_steps(ct_jxl_decoder *d, const ct_decode_options 
 
 ct_status ct_jxl_decode(ct_input *input, const ct_decode_options *options, ct_thumbnail *thumbnail,
                         ct_error *error) {
-    int events = JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE;
-    if (options->progressive_dc_decoding) events |= JXL_DEC_FRAME_PROGRESSION;
+    ct_status loaded = ct_jxl_load(error);
+    if (loaded != CT_OK) return loaded;
     ct_jxl_decoder d;
-    ct_status status = ct_jxl_open(&d, input, &options->limits, options->cancel, events);
+    ct_status status = ct_jxl_open(&d, input, &options->limits, options->cancel,
+                                   JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE);
     if (status == CT_OK) status = ct_jxl_decode_steps(&d, options);
     ct_jxl_close(&d);
 
@@ -632,7 +671,7 @@ ct_status ct_jxl_decode(ct_input *input, const ct_decode_options *options, ct_th
     thumbnail->width = width;
     thumbnail->height = height;
     thumbnail->source = d.info;
-    thumbnail->scale_numerator = d.scale_numerator;
+    thumbnail->scale_numerator = 8;
     thumbnail->jpeg_path = CT_JPEG_PATH_NONE;
     thumbnail->peak_bytes = d.alloc.peak;
     thumbnail->color = d.color;

@@ -2,10 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// libcurl and libxml2 are opened when a command first needs them, not when the process starts:
-/// `thumb` and `cache` never map them (nor the TLS, Kerberos, LDAP and ICU libraries they bring),
-/// `warm` maps them when it fetches and parses, and a library that cannot be loaded fails the command
-/// with a message, not a crash.
+/// libcurl, libxml2 and the newer formats' codec libraries are opened when a command first needs
+/// them, not when the process starts: `thumb` of a JPEG and `cache` map none of them (nor the TLS,
+/// Kerberos, LDAP, ICU, AV1, HEVC and other libraries they bring), `warm` maps libcurl and libxml2
+/// when it fetches and parses, `thumb` of an AVIF, HEIC or JPEG XL file maps that format's library
+/// alone, and a library that cannot be loaded fails the command with a message, not a crash.
 ///
 /// What the process maps is read from the dynamic loader's own report: with `LD_DEBUG=libs` it writes
 /// to standard error a line for every library it looks for, opens and initialises.
@@ -14,7 +15,9 @@ import Testing
     let temporary: TemporaryDirectory
 
     static let image = "jpeg-baseline-420-gradient-256x192.jpg"
-    static let libraries = ["libcurl", "libxml2"]
+    static let networkLibraries = ["libcurl", "libxml2"]
+    static let codecLibraries = ["libavif", "libheif", "libjxl"]
+    static let libraries = networkLibraries + codecLibraries
 
     init() throws {
         server = try TestHTTPServer()
@@ -46,7 +49,7 @@ import Testing
             """.utf8)
     }
 
-    @Test func thumbMapsNeitherLibcurlNorLibxml2() async throws {
+    @Test func thumbOfAJPEGMapsNoneOfThem() async throws {
         let run = try await ChildProcess.run(["thumb", Fixtures.testImage(Self.image), "-o", temporary.path("out.jpg")],
                                        environment: Self.reportingLibraries)
 
@@ -58,7 +61,7 @@ import Testing
         }
     }
 
-    @Test func cacheMapsNeitherLibcurlNorLibxml2() async throws {
+    @Test func cacheMapsNoneOfThem() async throws {
         let run = try await ChildProcess.run(["cache", "stats", "--cache-dir", temporary.path("cache")],
                                        environment: Self.reportingLibraries)
 
@@ -78,9 +81,45 @@ import Testing
 
         #expect(run.status == 0, "\(run.standardError.suffix(2000))")
         #expect(run.jsonObject["fetched"] as? Int == 1)
-        for library in Self.libraries {
+        for library in Self.networkLibraries {
             #expect(Self.initialised(library, in: run.standardError), "warm did not map \(library)")
         }
+    }
+
+    @Test(arguments: [("avif-photo-420-1024x683.avif", "libavif"), ("heic-photo-1024x683.heic", "libheif"),
+                      ("jxl-photo-lossy-1024x683.jxl", "libjxl")])
+    func thumbOfANewerFormatMapsItsLibraryAlone(image: String, library: String) async throws {
+        let arguments = ["thumb", Fixtures.testImage(image), "-o", temporary.path("\(library).png")]
+        let run = try await runBlocking { try ChildProcess.run(arguments, environment: Self.reportingLibraries) }
+
+        #expect(run.status == 0, "\(run.standardError.suffix(2000))")
+        #expect(Self.initialised(library, in: run.standardError), "thumb did not map \(library)")
+        for other in Self.libraries where other != library {
+            #expect(Self.lines(naming: other, in: run.standardError).isEmpty, "thumb of \(image) mapped \(other)")
+        }
+    }
+
+    /// `thumb` of a JPEG XL file where an empty file covers libjxl (as below): the format is refused,
+    /// naming the library and why, and the process ends normally.
+    @Test(.enabled(if: TinyFileSystem.isAvailable, "needs unshare -r -m to cover a library"))
+    func aCodecLibraryThatCannotBeLoadedRefusesItsFormatWithTheReason() async throws {
+        let script = """
+            : > "$MNT/empty"
+            covered=$(readlink -f "$(/sbin/ldconfig -p | awk '$1 == "libjxl.so.0.7" { print $NF; exit }')")
+            mount --bind "$MNT/empty" "$covered" || exit 98
+            exec "$THUMBNAILER" thumb "$IMAGE" -o "$OUTPUT"
+            """
+        let run = try await runBlocking {
+            try TinyFileSystem.run(script, kibibytes: 64, environment: [
+                "THUMBNAILER": ChildProcess.thumbnailer, "IMAGE": Fixtures.testImage("jxl-photo-lossy-1024x683.jxl"),
+                "OUTPUT": self.temporary.path("out.png"),
+            ])
+        }
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.standardError.contains("JPEG XL images cannot be decoded here: libjxl (libjxl.so.0.7) could not be loaded: "),
+                "\(run.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path("out.png")))
     }
 
     /// `warm` on a local RSS feed of a local image, in a mount namespace of its own where an empty file

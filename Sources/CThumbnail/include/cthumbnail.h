@@ -104,14 +104,26 @@ typedef struct ct_limits {
      * whole-frame buffers (a lossless WebP's ARGB image, a lossy one's alpha
      * plane), with the WebP file held whole when read from disk, cannot be
      * bounded that way: they are computed from the header and refused as too
-     * large, naming the bytes needed, before libwebp allocates them.
+     * large, naming the bytes needed, before libwebp allocates them. The same
+     * holds for libavif's and libheif's frames (see ct_avif_decode.c and
+     * ct_heic_decode.c). JPEG XL is checked against max_jxl_decoder_memory.
      */
     uint64_t max_decoder_memory;
+    /**
+     * Maximum working memory of a JPEG XL decode, in place of
+     * max_decoder_memory. libjxl 0.7 allocates with malloc and aborts the
+     * process when an allocation fails, so its memory cannot be refused as it
+     * grows: a decode is admitted by an upper bound of libjxl's memory
+     * estimated from the header (see ct_jxl_decode.c), which for the costliest
+     * kinds of file is large: 182 MiB for 1920x1080, 995 MiB for 12 MP.
+     */
+    uint64_t max_jxl_decoder_memory;
 } ct_limits;
 
 /**
  * The limits used when a caller has no opinion: 100 megapixels, 32 MiB working
- * memory, so that one decode of any image keeps a process near 64 MiB.
+ * memory, so that one decode of any image keeps a process near 64 MiB; 256
+ * MiB for JPEG XL, which admits images up to about 2 megapixels.
  */
 ct_limits ct_default_limits(void);
 

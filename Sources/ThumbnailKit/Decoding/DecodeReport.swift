@@ -77,7 +77,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case avif
     /// HEIC (HEIF with HEVC images): from its embedded thumbnail item when that is large enough.
     case heic
-    /// JPEG XL, lossy, lossless or a recompressed JPEG: from its 1/8 DC image when that is large enough.
+    /// JPEG XL, lossy, lossless or a recompressed JPEG: always decoded at full size (libjxl 0.7 has no faster reduced path).
     case jxl
 
     /// Sniffs the format from the first bytes (at most 64: an ISO-BMFF `ftyp` box); `nil` when

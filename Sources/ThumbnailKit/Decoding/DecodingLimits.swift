@@ -22,9 +22,24 @@ public struct DecodingLimits: Sendable, Hashable {
     /// be bounded so: a lossless WebP's ARGB image (4 bytes per pixel), a lossy
     /// WebP's alpha plane (1, or up to 5 bytes per pixel), with the WebP file
     /// held whole, are refused as ``ThumbnailDecodingError/tooLarge(_:)``,
-    /// naming the bytes needed, before libwebp allocates them. Default: 32 MiB,
-    /// so one decode of any image keeps a process near 64 MiB.
+    /// naming the bytes needed, before libwebp allocates them; so are
+    /// libavif's and libheif's frames (an AVIF's YUV planes, 1.5 bytes a pixel
+    /// for 8-bit 4:2:0; a HEIC image's planar RGB). JPEG XL is checked against
+    /// ``maxJPEGXLDecoderMemory`` instead. Default: 32 MiB, so one decode of
+    /// any image keeps a process near 64 MiB.
     public var maxDecoderMemory: Int?
+    /// Maximum working memory of a JPEG XL decode, in place of
+    /// ``maxDecoderMemory``. libjxl 0.7 allocates with `malloc` and ends the
+    /// process when an allocation fails, so its memory cannot be refused as it
+    /// grows: a decode is admitted by an upper bound of libjxl's memory,
+    /// estimated from the header for the costliest kind of file of that size
+    /// (lossless with 1024-pixel groups, photon noise, extra channels), and
+    /// refused as ``ThumbnailDecodingError/tooLarge(_:)`` past this limit. The
+    /// bound is about 35 MiB for the smallest image, 182 MiB for 1920×1080 and
+    /// 995 MiB for 12 megapixels; a lossy file or a recompressed JPEG uses a
+    /// tenth of it or less. Default: 256 MiB, which admits JPEG XL images up
+    /// to about 2 megapixels.
+    public var maxJPEGXLDecoderMemory: Int?
 
     /// Limits with the given bounds; `nil` leaves a bound unchecked.
     /// - Parameters:
@@ -32,15 +47,17 @@ public struct DecodingLimits: Sendable, Hashable {
     ///   - maxHeight: Maximum source height in pixels. Default: none.
     ///   - maxPixels: Maximum source width × height. Default: 100 000 000.
     ///   - maxDecoderMemory: Maximum working memory of a decode, in bytes. Default: 32 MiB.
+    ///   - maxJPEGXLDecoderMemory: Maximum working memory of a JPEG XL decode, in bytes. Default: 256 MiB.
     public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxPixels: Int? = 100_000_000,
-                maxDecoderMemory: Int? = 32 * 1024 * 1024) {
+                maxDecoderMemory: Int? = 32 * 1024 * 1024, maxJPEGXLDecoderMemory: Int? = 256 * 1024 * 1024) {
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
         self.maxPixels = maxPixels
         self.maxDecoderMemory = maxDecoderMemory
+        self.maxJPEGXLDecoderMemory = maxJPEGXLDecoderMemory
     }
 
-    /// The defaults: 100 megapixels and 32 MiB of working memory.
+    /// The defaults: 100 megapixels, 32 MiB of working memory, 256 MiB for JPEG XL.
     public static let `default` = DecodingLimits()
 
     var cValue: ct_limits {
@@ -48,6 +65,7 @@ public struct DecodingLimits: Sendable, Hashable {
             max_width: UInt32(clamping: maxWidth ?? 0),
             max_height: UInt32(clamping: maxHeight ?? 0),
             max_pixels: UInt64(clamping: maxPixels ?? 0),
-            max_decoder_memory: UInt64(clamping: maxDecoderMemory ?? 0))
+            max_decoder_memory: UInt64(clamping: maxDecoderMemory ?? 0),
+            max_jxl_decoder_memory: UInt64(clamping: maxJPEGXLDecoderMemory ?? 0))
     }
 }

@@ -13,8 +13,8 @@ struct ReferenceDecoderTests {
         .filter { ["avif", "heic", "jxl"].contains($0.format) && $0.expect == "decodes" }
         .map(\.name)
 
-    /// 256 px, the list thumbnail; 128 and 48 px, where a 1024-pixel JPEG XL decodes from its DC
-    /// image and a HEIC's thumbnail item is large enough.
+    /// 256 px, the list thumbnail; 128 and 48 px, where a HEIC's thumbnail item is large enough
+    /// and the filter reduces more.
     static let boxes = [256, 128, 48]
 
     @Test func theComparisonCoversEveryFormat() {
