@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): `thumbnailer thumb -s 256` against its peers, whole
-# processes, CPU / wall / peak RSS, on JPEGs, PNGs and WebPs made from real photos.
+# processes, CPU / wall / peak RSS, on JPEGs, PNGs, WebPs, AVIF, HEIC and JPEG XL made from real photos.
 #
 #   scripts/bench.sh [--quick | --rounds N] [--bench-dir DIR] [--thumbnailer BIN | --no-thumbnailer]
 #
 # What it does:
 #   1. installs the peers when missing (Debian/Ubuntu, apt-get, sudo when not root):
-#      libvips-tools python3-pil libjpeg-turbo-progs webp imagemagick, plus the source
-#      photos (lomiri-wallpapers-16.04) and what png_rows needs (cc, libpng-dev);
+#      libvips-tools python3-pil libjpeg-turbo-progs webp imagemagick, the AVIF, HEIC and
+#      JPEG XL tools (libavif-bin libheif-examples libjxl-tools), plus the source photos
+#      (lomiri-wallpapers-16.04) and what png_rows needs (cc, libpng-dev); and a venv in
+#      $BENCH_DIR/venv with a current Pillow, pillow-heif, pillow-avif-plugin and
+#      pillow-jxl-plugin from PyPI, the Pillow peer for the newer formats;
 #   2. makes (once; cached in $BENCH_DIR/images) 6 JPEGs and 6 PNGs of 1-3 MB, 4 WebPs,
-#      and single large files (24 MP JPEGs, a 12 MP PNG, a 24 MP WebP) from the
-#      CC0/CC-BY photos (scripts/bench/make_images.py);
+#      and single large files (24 MP JPEGs, a 12 MP PNG, a 24 MP WebP, a 24 MP AVIF, an
+#      iPhone-like 24 MP HEIC with its thumbnail item, 24 MP JPEG XL lossy and recompressed
+#      from a JPEG) from the CC0/CC-BY photos (scripts/bench/make_images.py);
 #   3. builds the C helpers (scripts/bench/png_rows.c, the libpng row-by-row floor;
 #      rusage_exec.c, which runs each process and reports its CPU, wall and peak RSS)
 #      and the release thumbnailer into .build-bench (skipped, with a message, when
 #      it can't be built);
-#   4. times thumbnailer, vipsthumbnail, Pillow, djpeg -scale 1/8, png_rows and dwebp -resize, one
+#   4. times thumbnailer, vipsthumbnail, Pillow, djpeg -scale 1/8, png_rows, dwebp -resize and
+#      the newer formats' own decoders at full size (avifdec, heif-convert, djxl), one
 #      process per file, tools alternating, several rounds (scripts/bench/run_bench.py),
 #      and prints a Markdown report (machine, images, table, targets PASS/MISS) that
 #      is also written to $BENCH_DIR/results.md.
@@ -35,7 +40,10 @@ USE_THUMBNAILER=1
 BUILD=1
 REGEN=0
 STRICT=0
-APT_PACKAGES=(libvips-tools python3-pil libjpeg-turbo-progs webp imagemagick lomiri-wallpapers-16.04 libpng-dev gcc libc6-dev pkg-config)
+APT_PACKAGES=(libvips-tools python3-pil libjpeg-turbo-progs webp imagemagick lomiri-wallpapers-16.04 libpng-dev gcc libc6-dev pkg-config
+    libavif-bin libheif-examples libjxl-tools python3-venv)
+# The Pillow that opens AVIF, HEIC and JPEG XL (Debian's cannot): a venv in $BENCH_DIR, from PyPI.
+PLUGINS_PACKAGES=(pillow pillow-heif pillow-avif-plugin pillow-jxl-plugin)
 
 usage() {
     cat <<EOF
@@ -110,6 +118,10 @@ missing_peers() {
     command -v vipsthumbnail >/dev/null 2>&1 || echo "vipsthumbnail (libvips-tools)"
     command -v djpeg >/dev/null 2>&1 || echo "djpeg (libjpeg-turbo-progs)"
     command -v dwebp >/dev/null 2>&1 || echo "dwebp (webp)"
+    command -v avifenc >/dev/null 2>&1 || echo "avifenc, avifdec (libavif-bin)"
+    command -v heif-convert >/dev/null 2>&1 || echo "heif-enc, heif-convert (libheif-examples)"
+    command -v cjxl >/dev/null 2>&1 || echo "cjxl, djxl (libjxl-tools)"
+    /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || echo "python3 -m venv (python3-venv)"
     { [ -x "$PYTHON" ] && "$PYTHON" -c 'import PIL' >/dev/null 2>&1; } || echo "$PYTHON with PIL (python3-pil)"
     find_imagemagick >/dev/null || echo "ImageMagick convert (imagemagick)"
     command -v cc >/dev/null 2>&1 || echo "cc (gcc)"
@@ -203,14 +215,30 @@ run_benchmark() {
         --vipsthumbnail "$(command -v vipsthumbnail)" --djpeg "$(command -v djpeg)" --dwebp "$(command -v dwebp)"
         --python "$PYTHON" --pillow-script "$HELPERS/pillow_thumb.py"
         --png-rows "$PNG_ROWS" --launcher "$LAUNCHER" --magick "$MAGICK"
+        "--avifdec=$(command -v avifdec || true)" "--heif-convert=$(command -v heif-convert || true)"
+        "--djxl=$(command -v djxl || true)" "--plugins-python=$PLUGINS_PYTHON"
     )
     if [ "$STRICT" -eq 1 ]; then args+=(--strict); fi
     "$PYTHON" "$HELPERS/run_bench.py" "${args[@]}"
 }
 
+# Sets PLUGINS_PYTHON: the venv's Python with PLUGINS_PACKAGES, made once (empty, with a message,
+# when PyPI cannot be reached: the newer formats are then measured without Pillow).
+prepare_plugins_python() {
+    local venv="$BENCH_DIR/venv"
+    PLUGINS_PYTHON="$venv/bin/python"
+    if "$PLUGINS_PYTHON" -c 'import PIL, pillow_heif, pillow_jxl' >/dev/null 2>&1; then return 0; fi
+    say "making $venv with ${PLUGINS_PACKAGES[*]}"
+    if ! { /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q "${PLUGINS_PACKAGES[@]}"; } >&2; then
+        say "could not install ${PLUGINS_PACKAGES[*]}: AVIF, HEIC and JPEG XL are measured without Pillow"
+        PLUGINS_PYTHON=""
+    fi
+}
+
 main() {
     parse_args "$@"
     install_peers
+    prepare_plugins_python
     MAGICK="$(find_imagemagick)" || die "ImageMagick not found (apt-get install imagemagick)"
     build_helpers
     make_images

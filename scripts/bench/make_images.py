@@ -8,15 +8,21 @@ Only files whose stanza in the package's copyright file says CC0 or CC-BY
 (not -SA/-NC/-ND) are used; the script refuses anything else. The images are
 cropped to the target aspect ratio and resampled with Pillow (LANCZOS); the
 CMYK JPEG, the 16-bit PNG and the Adam7 PNG go through ImageMagick because
-Pillow cannot write those; the WebPs are Pillow's (libwebp, method 4). OUT_DIR/manifest.json lists what was made (format
-details read back from the files) plus the attribution of every source.
+Pillow cannot write those; the WebPs are Pillow's (libwebp, method 4). The newer formats come
+from their own encoders: avifenc (8-bit 4:2:0), a HEIC laid out as an iPhone writes one (a grid of
+512 px HEVC tiles from heif-enc with a 320×240 thumbnail item, by scripts/make-test-images.py's
+iphone_like_heic), cjxl lossy and cjxl's lossless recompression of a JPEG of the set.
+OUT_DIR/manifest.json lists what was made (format details read back from the files) plus the
+attribution of every source.
 
 The set is cached: a second run with the same generator source does nothing.
 """
 import argparse
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -89,6 +95,29 @@ WEBPS = [
     ("w5", "w5_lossy_q80_6000x4000.webp", "aitzgorri_by_Aitzol_Berasategi.jpg", 6000, 4000,
      dict(tool="pillow", mode="RGB", quality=80), "lossy q80, 24 MP (RSS check)", ["single_webp_big"]),
 ]
+# The newer formats, 24 MP each: the whole-process figures issue 7/7 asks for.
+MODERN = [
+    ("a1", "a1_avif420_q60_6000x4000.avif", "aitzgorri_by_Aitzol_Berasategi.jpg", 6000, 4000,
+     dict(tool="avifenc", args=["-s", "6", "-j", "2", "-d", "8", "-y", "420", "--min", "20", "--max", "30"]),
+     "AVIF 8-bit 4:2:0 (avifenc speed 6), 24 MP", ["single_avif_big"]),
+    ("h1", "h1_heic_iphone_5712x4284.heic", "picosdeeuropa_by_Aitzol_Berasategi.jpg", 5712, 4284,
+     dict(tool="heic_iphone", quality=60),
+     "HEIC as an iPhone writes it: 12×9 grid of 512 px tiles, 320×240 thumbnail item, 24 MP", ["single_heic_big"]),
+    ("x1", "x1_jxl_lossy_d1_6000x4000.jxl", "sunset_by_Aitzol_Berasategi.jpg", 6000, 4000,
+     dict(tool="cjxl", args=["-d", "1"]), "JPEG XL lossy (cjxl -d 1), 24 MP", ["single_jxl_lossy_big"]),
+    ("x2", "x2_jxl_recompressed_6000x4000.jxl", "sunset_by_Aitzol_Berasategi.jpg", 6000, 4000,
+     dict(tool="cjxl_jpeg", jpeg="j1_baseline420_q90_6000x4000.jpg"),
+     "JPEG XL: j1 recompressed losslessly (cjxl, jbrd), 24 MP", ["single_jxl_recompressed_big"]),
+]
+
+
+def make_test_images_module():
+    """scripts/make-test-images.py as a module, for its HEIF box writer."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "make-test-images.py")
+    spec = importlib.util.spec_from_file_location("make_test_images", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def parse_copyright():
@@ -175,12 +204,38 @@ def webp_header(path):
                     has_alpha=im.mode == "RGBA")
 
 
+def modern_header(path):
+    """Size and kind of an AVIF, HEIC or JPEG XL file, as its own tools report them."""
+    kind = os.path.splitext(path)[1][1:]
+    argv = {"avif": ["avifdec", "--info", path], "heic": ["heif-info", path], "jxl": ["jxlinfo", path]}[kind]
+    text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    width, height = map(int, re.search(r"(\d+)\s*x\s*(\d+)", text).groups())
+    names = {"avif": "AVIF", "heic": "HEIC", "jxl": "JPEG XL"}
+    return dict(width=width, height=height, format=names[kind], has_alpha=False)
+
+
 def make(spec, out_dir, magick, tmp_dir):
     ident, name, src, width, height, how, desc, groups = spec
     final = os.path.join(out_dir, name)
     tmp = os.path.join(tmp_dir, name)
+    if how["tool"] == "cjxl_jpeg":
+        subprocess.run(["cjxl", os.path.join(out_dir, how["jpeg"]), tmp, "--lossless_jpeg=1"], check=True,
+                       capture_output=True)
+        os.replace(tmp, final)
+        return
     im = fitted(src, width, height)
-    if how["tool"] == "pillow":
+    if how["tool"] in ("avifenc", "cjxl"):
+        png = os.path.join(tmp_dir, ident + ".png")
+        im.save(png, "PNG", compress_level=1)
+        subprocess.run([how["tool"], *how["args"], png, tmp] if how["tool"] == "avifenc"
+                       else [how["tool"], png, tmp, *how["args"]], check=True, capture_output=True)
+        os.unlink(png)
+    elif how["tool"] == "heic_iphone":
+        module = make_test_images_module()
+        data = module.iphone_like_heic(im, im.resize((320, 240), Image.BOX), quality=how["quality"])
+        with open(tmp, "wb") as f:
+            f.write(data)
+    elif how["tool"] == "pillow":
         mode = how["mode"]
         if mode == "RGBA":
             im.putalpha(alpha_gradient(width, height))
@@ -227,7 +282,7 @@ def main():
             return
 
     copyright_path, licenses = parse_copyright()
-    specs = JPEGS + PNGS + WEBPS
+    specs = JPEGS + PNGS + WEBPS + MODERN
     for spec in specs:
         src = spec[2]
         if src not in licenses:
@@ -247,7 +302,8 @@ def main():
         make(spec, out_dir, args.magick, tmp_dir)
         path = os.path.join(out_dir, name)
         kind = os.path.splitext(name)[1][1:].replace("jpg", "jpeg")
-        info = {"png": png_header, "jpeg": jpeg_header, "webp": webp_header}[kind](path)
+        info = {"png": png_header, "jpeg": jpeg_header, "webp": webp_header, "avif": modern_header,
+                "heic": modern_header, "jxl": modern_header}[kind](path)
         if (info["width"], info["height"]) != (width, height):
             sys.exit(f"make_images: {name} came out {info['width']}x{info['height']}")
         holder, lic = licenses[src]

@@ -95,25 +95,55 @@ def fitted_size(im, box):
     return max(1, (2 * w * box + h) // (2 * h)), box
 
 
+MODERN_KINDS = ("avif", "heic", "jxl")
+
+# What the 24 MP files of the newer formats need past the default limits (the report says so): an
+# 8-bit 4:2:0 AVIF's frames need 50.5 MiB (32 MiB by default), libjxl's estimate for 24 MP 2.0 GB
+# (256 MiB by default).
+THUMBNAILER_LIMITS = {"avif": ["--max-decoder-memory", "64M"], "jxl": ["--max-jxl-decoder-memory", "3G"]}
+
+
+def pillow_kinds(python):
+    """The kinds the Pillow peer can open with the Python given: the newer formats through Pillow's own
+    AVIF (11.3 and later) or pillow-avif-plugin, pillow-heif and pillow-jxl-plugin, where installed."""
+    kinds = ["jpeg", "png", "webp"]
+    probes = {"avif": "import PIL.features as f, importlib.util as u; "
+                      "assert f.check('avif') or u.find_spec('pillow_avif')",
+              "heic": "import pillow_heif", "jxl": "import pillow_jxl"}
+    for kind, probe in probes.items():
+        if subprocess.run([python, "-c", probe], capture_output=True).returncode == 0:
+            kinds.append(kind)
+    return tuple(kinds)
+
+
 def build_tools(a, out_dir):
     def out(tool, image):
         stem = os.path.splitext(image["file"])[0]
         return os.path.join(out_dir, tool, stem + (".png" if image["has_alpha"] else ".jpg"))
 
+    def scratch(tool, image, extension):
+        return os.path.join(out_dir, tool, os.path.splitext(image["file"])[0] + extension)
+
     size = str(a.size)
     tools = []
     if a.thumbnailer:
-        tools.append(Tool("thumbnailer", "thumbnailer", ("jpeg", "png", "webp"),
-                          lambda im, p: [a.thumbnailer, "thumb", "-s", size, "-o", out("thumbnailer", im), p]))
+        tools.append(Tool("thumbnailer", "thumbnailer", ("jpeg", "png", "webp") + MODERN_KINDS,
+                          lambda im, p: [a.thumbnailer, "thumb", "-s", size, *THUMBNAILER_LIMITS.get(im["kind"], []),
+                                         "-o", out("thumbnailer", im), p]))
         # The path the DC-only decoder replaces, on the progressive files: the CPU baseline it must not exceed.
         tools.append(Tool("thumbnailer-skipping", "thumbnailer, scan skipping", ("jpeg",),
                           lambda im, p: [a.thumbnailer, "thumb", "-s", size, "--progressive-path", "skipping-scans",
                                          "-o", out("thumbnailer-skipping", im), p],
                           only=lambda im: "progressive" in im["format"]))
-    tools.append(Tool("vips", "vipsthumbnail", ("jpeg", "png", "webp"),
+    tools.append(Tool("vips", "vipsthumbnail", ("jpeg", "png", "webp") + MODERN_KINDS,
                       lambda im, p: [a.vipsthumbnail, "-s", size, "-o", out("vips", im) + "[Q=85]", p]))
-    tools.append(Tool("pillow", "Pillow draft+thumbnail", ("jpeg", "png", "webp"),
+    tools.append(Tool("pillow", "Pillow draft+thumbnail", pillow_kinds(a.python),
                       lambda im, p: [a.python, a.pillow_script, size, p, out("pillow", im)]))
+    if a.plugins_python:
+        # The newer formats through a current Pillow with its plugins (bench.sh makes the venv).
+        newer = tuple(kind for kind in pillow_kinds(a.plugins_python) if kind in MODERN_KINDS)
+        tools.append(Tool("pillow-plugins", "Pillow + plugins draft+thumbnail", newer,
+                          lambda im, p: [a.plugins_python, a.pillow_script, size, p, out("pillow-plugins", im)]))
     tools.append(Tool("djpeg", "djpeg -scale 1/8 (floor)", ("jpeg",),
                       lambda im, p: [a.djpeg, "-scale", "1/8", "-outfile", os.devnull, p], makes_output=False))
     tools.append(Tool("libpng", "libpng rows (floor)", ("png",),
@@ -122,6 +152,18 @@ def build_tools(a, out_dir):
     tools.append(Tool("dwebp", "dwebp -resize (floor)", ("webp",),
                       lambda im, p: [a.dwebp, p, "-resize", *map(str, fitted_size(im, a.size)),
                                      "-pam" if im["has_alpha"] else "-ppm", "-o", os.devnull], makes_output=False))
+    # Each newer format's own decoder at full size, one thread: what the issue compares CPU with.
+    if a.avifdec:
+        tools.append(Tool("avifdec", "avifdec full decode (--info, 1 job)", ("avif",),
+                          lambda im, p: [a.avifdec, "--info", "-j", "1", p], makes_output=False))
+    if a.heif_convert:
+        tools.append(Tool("heif-convert", "heif-convert full decode (to Y4M)", ("heic",),
+                          lambda im, p: [a.heif_convert, "--quiet", p, scratch("heif-convert", im, ".y4m")],
+                          makes_output=False))
+    if a.djxl:
+        tools.append(Tool("djxl", "djxl full decode (to PPM, 1 thread)", ("jxl",),
+                          lambda im, p: [a.djxl, p, scratch("djxl", im, ".ppm"), "--num_threads=1"],
+                          makes_output=False))
     return tools
 
 
@@ -184,6 +226,16 @@ def software_lines(a):
                           "import PIL, PIL.features as f; print(PIL.__version__, 'libjpeg', f.version('jpg'),"
                           " 'zlib', f.version('zlib'))"])
     lines.append(f"- Pillow: {pil or '?'} (Python {command_output([a.python, '-c', 'import platform; print(platform.python_version())'])})")
+    if a.plugins_python:
+        plugins = command_output([a.plugins_python, "-c",
+                                  "import importlib.metadata as m; print(', '.join(p + ' ' + m.version(p) for p in "
+                                  "('pillow', 'pillow-heif', 'pillow-avif-plugin', 'pillow-jxl-plugin')))"])
+        lines.append(f"- Pillow for AVIF, HEIC and JPEG XL: {plugins or '?'} (`{a.plugins_python}`)")
+    for name, argv in (("avifdec", [a.avifdec, "--version"]), ("heif-convert", [a.heif_convert, "--help"]),
+                       ("djxl", [a.djxl, "--version"])):
+        if argv[0]:
+            first = command_output(argv).splitlines()
+            lines.append(f"- {name}: {' '.join(first[:1]) or '?'}")
     im = command_output([a.magick, "-version"]).splitlines()
     lines.append(f"- ImageMagick (image generation only): {im[0].replace('Version: ', '') if im else '?'}")
     cc = command_output(["cc", "--version"]).splitlines()
@@ -243,6 +295,11 @@ def main():
     ap.add_argument("--png-rows", required=True)
     ap.add_argument("--dwebp", required=True)
     ap.add_argument("--launcher", required=True, help="the rusage_exec binary")
+    ap.add_argument("--plugins-python", default="",
+                    help="Python with a current Pillow, pillow-heif and pillow-jxl-plugin, for the newer formats")
+    ap.add_argument("--avifdec", default="", help="avifdec; empty: not measured")
+    ap.add_argument("--heif-convert", default="", help="heif-convert; empty: not measured")
+    ap.add_argument("--djxl", default="", help="djxl; empty: not measured")
     ap.add_argument("--magick", default="convert-im6.q16")
     ap.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
     a = ap.parse_args()
@@ -256,6 +313,8 @@ def main():
     big_webp = group("single_webp_big")
     big_jpeg, big_png, prog = group("single_jpeg_big"), group("single_png_big"), group("single_progressive")
     big_prog_420, big_prog_444 = group("single_progressive_big_420"), group("single_progressive_big_444")
+    big_avif, big_heic = group("single_avif_big"), group("single_heic_big")
+    big_jxl_lossy, big_jxl_jpeg = group("single_jxl_lossy_big"), group("single_jxl_recompressed_big")
 
     out_dir = os.path.join(a.work, "out")
     shutil.rmtree(out_dir, ignore_errors=True)
@@ -348,7 +407,8 @@ def main():
                   ["l", "l", "l", "r", "r", "r", "r"])
     L.append("")
     L.append(f"JPEG set: {', '.join(jpeg_set)} · PNG set: {', '.join(png_set)} · WebP set: {', '.join(webp_set)} · "
-             f"single files: {', '.join(big_jpeg + big_png + prog + big_prog_420 + big_prog_444 + big_webp)}")
+             f"single files: {', '.join(big_jpeg + big_png + prog + big_prog_420 + big_prog_444 + big_webp)}, "
+             f"{', '.join(big_avif + big_heic + big_jxl_lossy + big_jxl_jpeg)}")
     L.append("")
     L.append("Sources (Debian package lomiri-wallpapers-16.04, "
              f"licences from `{manifest['copyright_file']}`), cropped, resampled and re-encoded for this benchmark:")
@@ -370,8 +430,13 @@ def main():
              "Floors: `djpeg -scale 1/8` to /dev/null for JPEG, `png_rows` (libpng `png_read_row`, expand + "
              "scale_16, no output) for PNG, `dwebp -resize W H` (libwebp's scaled decode to the thumbnail's "
              "size) to /dev/null for WebP. Ratios are CPU ÷ the floor's CPU, and CPU ÷ Pillow's CPU, on the "
-             "same files. Outputs: JPEG q85, PNG for images with alpha. Pillow runs `/usr/bin/python3`, so "
-             "its figures include the interpreter's start-up.")
+             "same files. Outputs: JPEG q85, PNG for images with alpha. Pillow runs "
+             f"`{a.python}`, so its figures include the interpreter's start-up. For AVIF, HEIC and JPEG XL "
+             "the \"floor\" is the format's own decoder decoding the whole picture on one thread (`avifdec "
+             "--info -j 1`, `heif-convert` to Y4M, `djxl` to PPM with `--num_threads=1`): not a floor, the "
+             "comparison issue 7/7 asks for. thumbnailer runs with the limits those 24 MP files need, "
+             "named in its rows: `--max-decoder-memory 64M` for the AVIF, `--max-jxl-decoder-memory 3G` "
+             "for the JPEG XL files.")
     L.append("")
     L.append("## Results")
     L.append("")
@@ -387,20 +452,29 @@ def main():
         (f"JPEG progressive {dims(big_prog_444)} 4:4:4", big_prog_444, "djpeg", None),
         (f"WebP set ({len(webp_set)} files)", webp_set, "dwebp", "webp"),
         (f"WebP {dims(big_webp)} lossy", big_webp, "dwebp", None),
+        (f"AVIF {dims(big_avif)} 8-bit 4:2:0", big_avif, "avifdec", None),
+        (f"HEIC {dims(big_heic)} iPhone-like, thumbnail item", big_heic, "heif-convert", None),
+        (f"JPEG XL {dims(big_jxl_lossy)} lossy", big_jxl_lossy, "djxl", None),
+        (f"JPEG XL {dims(big_jxl_jpeg)} recompressed JPEG", big_jxl_jpeg, "djxl", None),
     ]
     table, agg = [], {}
     for cname, ids, floor, batch in classes:
         if not ids:
             continue
         floor_agg = aggregate(results, [(floor, i) for i in ids], a.rounds)
-        pil_agg = aggregate(results, [("pillow", i) for i in ids], a.rounds)
+        measured = lambda name: (aggregate(results, [(name, i) for i in ids], a.rounds)
+                                 if all((name, i) in results for i in ids) else None)
+        pil_agg = measured("pillow") or measured("pillow-plugins")
         entries = []
         for t in tools:
-            if t.name in ("djpeg", "libpng", "dwebp") and t.name != floor:
+            if t.name in ("djpeg", "libpng", "dwebp", "avifdec", "heif-convert", "djxl") and t.name != floor:
                 continue
             if not all(t.handles(by_id[i]) for i in ids):
                 continue
-            entries.append((t.label, [(t.name, i) for i in ids], t.name))
+            label = t.label
+            if t.name == "thumbnailer" and THUMBNAILER_LIMITS.get(by_id[ids[0]]["kind"]):
+                label += " " + " ".join(THUMBNAILER_LIMITS[by_id[ids[0]]["kind"]])
+            entries.append((label, [(t.name, i) for i in ids], t.name))
             if t.name == "thumbnailer" and batch:
                 entries.append(("thumbnailer, 1 process", [("thumbnailer-batch", batch)], "thumbnailer-batch"))
         for label, keys, tname in entries:
@@ -467,6 +541,10 @@ def main():
     rss_target(f"peak RSS, {cn[6]}", cn[6], 20)
     ratio_target(f"{cn[7]} CPU ≤ 1.15× dwebp's scaled decode", cn[7], "thumbnailer", "dwebp", 1.15)
     rss_target(f"peak RSS, {cn[8]}", cn[8], 20)
+    ratio_target(f"{cn[10]}: CPU ≤ 0.1× heif-convert's full decode (from the thumbnail item)", cn[10],
+                 "thumbnailer", "heif-convert", 0.1)
+    ratio_target(f"{cn[11]}: CPU ≤ 0.2× djxl's full decode (the issue's DC path; libjxl 0.7 has none faster)",
+                 cn[11], "thumbnailer", "djxl", 0.2)
     L.append("")
 
     # ---------------------------------------------------------- per file
