@@ -2,7 +2,7 @@
  * libavif, libheif and libjxl, opened the first time an image needs them
  * (see lazy_library.h). Linked, they would be mapped by every process that
  * makes a thumbnail, with the thirteen libraries they bring (dav1d, aom,
- * rav1e, x265, libde265, highway, brotli…): about 5 MB more resident for a
+ * rav1e, x265, libde265, highway, brotli…): 4.4 MB more resident for a
  * server that may never see one of these formats. Types and constants come
  * from their headers as usual; calls go through a table, e.g.
  * ct_heif.heif_context_alloc(), filled by ct_*_load before a decoder runs.

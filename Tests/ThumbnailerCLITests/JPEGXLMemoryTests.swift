@@ -18,16 +18,10 @@ struct JPEGXLMemoryTests {
         temporary = try TemporaryDirectory()
     }
 
-    /// A `width × height` RGBA pattern that does not compress away, as PNG, for cjxl.
+    /// ``PatternImage`` with alpha, as a PNG for cjxl.
     private func patternPNG(width: Int, height: Int) throws -> String {
-        let pixels = (0..<(width * height)).flatMap { index -> [UInt8] in
-            let x = index % width, y = index / width
-            return [UInt8(x * 255 / (width - 1)), UInt8(y * 255 / (height - 1)), UInt8((x * 7 + y * 3) % 256),
-                    UInt8((x + y) % 256)]
-        }
         let path = temporary.path("source-\(width)x\(height).png")
-        try Data(ThumbnailEncoder().encode(rgba: pixels, width: width, height: height, as: .png))
-            .write(to: URL(fileURLWithPath: path))
+        try Data(PatternImage.png(width: width, height: height, alpha: true)).write(to: URL(fileURLWithPath: path))
         return path
     }
 

@@ -7,16 +7,10 @@ import ThumbnailKit
 /// at random sizes: decoded into a box with no memory limit, `peakDecodeBytes` stays within the
 /// bound the decoder's file states.
 enum StatedBoundCheck {
-    /// A `width × height` RGBA pattern (ramps across and down, a pattern that does not compress
-    /// away, alpha varying or opaque) written as a PNG in `directory` for an encoder to read.
+    /// ``PatternImage`` written as a PNG in `directory` for an encoder to read.
     static func patternPNG(width: Int, height: Int, alpha: Bool, in directory: URL) throws -> URL {
-        let pixels = (0..<(width * height)).flatMap { index -> [UInt8] in
-            let x = index % width, y = index / width
-            return [UInt8(x * 255 / max(width - 1, 1)), UInt8(y * 255 / max(height - 1, 1)),
-                    UInt8((x * 7 + y * 3) % 256), alpha ? UInt8((x + y) % 256) : 255]
-        }
         let png = directory.appendingPathComponent("source.png")
-        try Data(ThumbnailEncoder().encode(rgba: pixels, width: width, height: height, as: .png)).write(to: png)
+        try Data(PatternImage.png(width: width, height: height, alpha: alpha)).write(to: png)
         return png
     }
 
