@@ -13,6 +13,11 @@
 #     text  TerminalText's escaping
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 600 s, every target above
+#   scripts/fuzz.sh --replay
+#
+# --replay builds the C harness as for fuzzing and runs it once over every input a fuzzer found a
+# defect with (scripts/fuzz/regressions/, kept after the fix), the test images and, when it is
+# beside the checkout, the shared corpora; exits 1 at the first report (SanitizedDecoderTests).
 #
 # FUZZ_JOBS=N (default 1) runs N fuzzers per target side by side, each on a
 # corpus of its own (seeded from the shared one, merged back at the end), and
@@ -25,6 +30,8 @@
 # crashes land in .build-fuzz/findings-TARGET/. Exits 1 if anything was found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+replay=""
+if [ "${1:-}" = --replay ]; then replay=1; shift; fi
 seconds="${1:-600}"
 jobs="${FUZZ_JOBS:-1}"
 max_len="${FUZZ_MAX_LEN:-}"
@@ -41,12 +48,33 @@ clang=$(command -v clang)
 # The C harness: the toolchain's clang ships libFuzzer (and lld); the system codecs are linked as usual,
 # but for libavif, libheif and libjxl, opened at run time as in production (none is instrumented).
 build_c_harness() {
+    local output="$1"
     "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld \
         -I Sources/CThumbnail/include -I Sources/CThumbnail -I Sources/CLazyLibrary/include \
         $(pkg-config --cflags libjpeg libpng libwebpdemux libavif libheif libjxl lcms2) \
         Sources/CThumbnail/*.c Sources/CLazyLibrary/lazy_library.c scripts/fuzz/fuzz_decode.c \
-        $(pkg-config --libs libjpeg libpng libwebpdemux lcms2) -lgif -o "$work/fuzz_decode"
+        $(pkg-config --libs libjpeg libpng libwebpdemux lcms2) -lgif -o "$output"
 }
+
+if [ "$replay" ]; then
+    # Its own build, so that a replay never replaces the harness of a fuzzer running meanwhile.
+    mkdir -p "$work/replay"
+    build_c_harness "$work/replay/fuzz_decode"
+    shopt -s nullglob
+    regressions=(scripts/fuzz/regressions/*)
+    shopt -u nullglob
+    inputs=()
+    for root in TestImages ../shared/corpora; do
+        [ -d "$root" ] || continue
+        mapfile -t -O "${#inputs[@]}" inputs < <(find "$root" -type f \( -iname '*.jpg' -o -iname '*.jpeg' -o -iname '*.png' \
+            -o -iname '*.webp' -o -iname '*.gif' -o -iname '*.avif' -o -iname '*.heic' -o -iname '*.heif' -o -iname '*.jxl' \) | sort)
+    done
+    echo "fuzz: replaying ${#regressions[@]} regression inputs and ${#inputs[@]} images" >&2
+    "$work/replay/fuzz_decode" "${regressions[@]}" "${inputs[@]}" >"$work/replay/replay.log" 2>&1 \
+        || { grep -v '^Running: \|^Executed ' "$work/replay/replay.log" | tail -40 >&2; exit 1; }
+    grep -c '^Executed ' "$work/replay/replay.log" | sed 's/^/fuzz: replayed without a report: /' >&2
+    exit 0
+fi
 
 # ThumbnailFeeds' C dependencies, instrumented too, with the module maps SwiftPM would generate for
 # them; libxml2 and libcurl themselves are opened at run time, as in production, and not instrumented.
@@ -116,7 +144,7 @@ for target in "${targets[@]}"; do
     options=()
     case "$target" in
         jpeg | png | webp | gif | avif | heic | jxl)
-            [ "${c_harness_built:-}" ] || { build_c_harness; c_harness_built=1; }
+            [ "${c_harness_built:-}" ] || { build_c_harness "$work/fuzz_decode"; c_harness_built=1; }
             harness="$work/fuzz_decode"
             case "$target" in
                 jpeg) pattern='*.jpg' ;;

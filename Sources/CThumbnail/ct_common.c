@@ -149,6 +149,9 @@ void ct_input_from_file(ct_input *input, FILE *file, uint64_t offset, uint64_t l
 }
 
 size_t ct_input_read(ct_input *input, uint8_t *buffer, size_t count) {
+    /* A read of nothing may come with no buffer (libheif 1.15 asks so while parsing the boxes
+       of some damaged files), and memcpy's and fread's pointers must be valid even then. */
+    if (count == 0) return 0;
     if (input->file != NULL) {
         uint64_t remaining = input->file_length - input->file_position;
         if (count > remaining) count = (size_t)remaining;

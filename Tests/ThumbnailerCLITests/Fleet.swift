@@ -51,7 +51,7 @@ final class Fleet: Sendable {
                 .joined(separator: " "))
         try configuration.write(toFile: "\(prefix)/nginx.conf", atomically: true, encoding: .utf8)
         let balancer = try ChildProcess.start(["-p", prefix, "-c", "\(prefix)/nginx.conf", "-e", "\(prefix)/error.log",
-                                               "-g", "daemon off;"], executable: nginx)
+                                               "-g", "daemon off;"], executable: nginx, newProcessGroup: true)
         let fleet = Fleet(replicas: replicas, port: port, balancer: balancer)
         guard try await eventually(within: .seconds(30), { (try? TestHTTPClient.request(port: port, path: "/healthz"))?.status == 200 }) else {
             fleet.stop()
@@ -70,8 +70,10 @@ final class Fleet: Sendable {
         return started
     }
 
+    /// Stops nginx with its workers and cache manager (killed with the master alone, they outlived
+    /// the tests) and the replicas.
     func stop() {
-        _ = balancer.kill()
+        _ = balancer.killProcessGroup()
         for replica in replicas + restarted.withLock({ $0 }) { replica.kill() }
     }
 
