@@ -109,22 +109,17 @@ fi
 # Last, also apart, serve against hostile clients: its 1,000 connections and floods of bytes load
 # both cores, and the server's peak memory, which it bounds, grows with how far behind it falls.
 # Then the web list in Chromium, whose software rendering takes a core while it samples every
-# frame of its scrolling; then the newer formats' end-to-end tests (libjxl's costliest kind of
-# file; warm, serve and browse on AVIF, HEIC and JPEG XL: with them among the end-to-end suites,
-# serve's test of a client hanging up waited past its 90 s in two CI runs of three); then the
-# engines: the fleet (nginx, three replicas, a thousand requests at once) and Slurm (MariaDB, four
-# daemons, an array job), each a machine's worth of processes.
+# frame of its scrolling; then the engines: the fleet (nginx, three replicas, a thousand requests
+# at once) and Slurm (MariaDB, four daemons, an array job), each a machine's worth of processes.
 alone='FeedSizeLimitTests/aFeedOfMillionsOfTinyItemsIsShardedInBoundedMemory|BrowseMemoryTests/aFeedOfManyTinyItemsBrowsesToItsLastRowInBoundedMemory'
 hostile='ServeHostileClientTests'
 browser='WebListBrowserTests'
-newer='JPEGXLMemoryTests|NewerFormatsCommandTests'
 engines='FleetTests|WarmShardStoreTests/aSlurmArrayJob'
 swift test --skip-build --skip ThumbnailerCLITests
-swift test --skip-build --filter ThumbnailerCLITests --skip "$alone|$hostile|$browser|$newer|$engines"
+swift test --skip-build --filter ThumbnailerCLITests --skip "$alone|$hostile|$browser|$engines"
 swift test --skip-build --filter "$alone"
 swift test --skip-build --filter "$hostile"
 swift test --skip-build --filter "$browser"
-swift test --skip-build --filter "$newer"
 swift test --skip-build --filter "$engines"
 # Last, the README's first command as a user runs it: the demo (a release build, then warm twice;
 # it fails when the second run downloads anything). ReadmeCommandsTests checks that it is here.

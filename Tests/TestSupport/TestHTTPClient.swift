@@ -37,8 +37,9 @@ public enum TestHTTPClient {
     }
 
     /// A socket connected to `port` on 127.0.0.1, reads timing out after 90 s; the caller closes it.
+    /// Close-on-exec: a child process another test starts meanwhile must not keep it open.
     public static func connect(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var timeout = timeval(tv_sec: 90, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -102,7 +102,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     private var stopped = false
 
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -207,6 +207,9 @@ public final class TestHTTPServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return  // stopped
             }
+            // Close-on-exec (the listener's flag is not inherited; accept4 is out of Swift's reach):
+            // a child process a test starts must not keep a connection open after this server closed it.
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             let accepted = lock.withLock { () -> Bool in
                 guard !stopped else { return false }
                 connectionsAccepted += 1

@@ -192,6 +192,40 @@ import Testing
         let after = try await runBlocking { try connection.waitForBytes(timeoutMilliseconds: 30_000) }
         #expect(after == .closed, "closed, still without a byte, when the server stops")
     }
+
+    /// A child process another test starts holds none of the server's or the client's sockets:
+    /// one that did kept a connection open after its test closed it, for as long as it ran (a
+    /// client's hang-up then reached `serve` only when that other test's child exited).
+    @Test func childProcessesInheritNoneOfTheServersOrTheClientsSockets() async throws {
+        let client = try TestHTTPClient.connect(port: Int(server.port))
+        defer { close(client) }
+        #expect(try await eventually { self.server.acceptedConnections == 1 })
+        var status = stat()
+        #expect(fstat(client, &status) == 0)
+        // The listener and the accepted connection: the loopback sockets on the server's port.
+        let ours = try socketInodes(onLocalPort: server.port).union([UInt64(status.st_ino)])
+        #expect(ours.count == 3, "listener, accepted connection and client: \(ours)")
+        let listing = try await runBlocking {
+            try ChildProcess.run(["-c", "ls -l /proc/self/fd/"], executable: "/bin/sh")
+        }
+        #expect(listing.status == 0, "\(listing.summary)")
+        let inherited = Set(listing.standardOutput.split(separator: "\n").compactMap { line -> UInt64? in
+            guard let start = line.range(of: "socket:[")?.upperBound else { return nil }
+            return UInt64(line[start...].prefix { $0.isNumber })
+        })
+        #expect(inherited.isDisjoint(with: ours), "the child holds \(inherited.intersection(ours))")
+    }
+
+    /// The inodes of the IPv4 TCP sockets whose local port is `port` (`/proc/net/tcp`).
+    private func socketInodes(onLocalPort port: UInt16) throws -> Set<UInt64> {
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let hexPort = String(format: "%04X", port)
+        return Set(table.split(separator: "\n").dropFirst().compactMap { line -> UInt64? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1].hasSuffix(":\(hexPort)") else { return nil }
+            return UInt64(fields[9])
+        })
+    }
 }
 
 /// Cancels a transfer as soon as the response headers arrive and reports the announced length.
@@ -239,7 +273,7 @@ struct RawHTTPConnection: Sendable {
 
     /// Connects to 127.0.0.1:`port` and sends `GET path`.
     init(port: UInt16, path: String) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
