@@ -216,15 +216,23 @@ import Testing
         #expect(inherited.isDisjoint(with: ours), "the child holds \(inherited.intersection(ours))")
     }
 
-    /// The inodes of the IPv4 TCP sockets whose local port is `port` (`/proc/net/tcp`).
+    /// The inodes of this process's IPv4 sockets whose local port is `port`: the server's
+    /// listener and the connections it accepted (its descriptors, from `/proc/self/fd`).
     private func socketInodes(onLocalPort port: UInt16) throws -> Set<UInt64> {
-        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
-        let hexPort = String(format: "%04X", port)
-        return Set(table.split(separator: "\n").dropFirst().compactMap { line -> UInt64? in
-            let fields = line.split(separator: " ")
-            guard fields.count > 9, fields[1].hasSuffix(":\(hexPort)") else { return nil }
-            return UInt64(fields[9])
-        })
+        var inodes: Set<UInt64> = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+            guard let descriptor = Int32(name) else { continue }
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) == 0 }
+            }
+            var status = stat()
+            guard named, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == port,
+                  fstat(descriptor, &status) == 0 else { continue }
+            inodes.insert(UInt64(status.st_ino))
+        }
+        return inodes
     }
 }
 
